@@ -1,0 +1,40 @@
+'use strict'
+
+// PM2: the LRS in cluster mode, one worker per core by default
+// (LRS_INSTANCES). Workers share nothing but the database. Without
+// MONGODB_URI, an embedded database runs as a separate app first.
+
+const { loadConfig } = require('./src/config')
+
+const config = loadConfig()
+const apps = []
+
+if (config.embeddedDatabase) {
+  apps.push({
+    name: 'lrs-embedded-db',
+    script: 'src/storage/embedded/run.js',
+    exec_mode: 'fork',
+    instances: 1,
+    wait_ready: true,
+    listen_timeout: 300000, // the first start on a machine may build FerretDB (about 2 minutes)
+    kill_timeout: 10000,
+    autorestart: true
+  })
+}
+
+apps.push({
+  name: 'lrs',
+  script: 'src/server.js',
+  exec_mode: 'cluster',
+  instances: config.instances === 'max' ? 'max' : Number(config.instances),
+  wait_ready: true, // the worker calls process.send('ready') once it listens
+  listen_timeout: 30000,
+  // Above the graceful shutdown bound, so a worker always flushes its
+  // write batcher before PM2 would kill it.
+  kill_timeout: config.shutdownTimeoutMs + 5000,
+  autorestart: true,
+  max_memory_restart: '1G',
+  env: { NODE_ENV: 'production' }
+})
+
+module.exports = { apps }

@@ -1,0 +1,22 @@
+'use strict'
+
+// xAPI 1.0.3 Communication 4.2 scope names, and which of them each kind of
+// request needs. `all` and `all/read` cover everything (read-only for the latter).
+const NEEDS = {
+  'statements:read': ['all', 'all/read', 'statements/read', 'statements/read/mine'],
+  'statements:write': ['all', 'statements/write'],
+  'state:read': ['all', 'all/read', 'state'],
+  'state:write': ['all', 'state'],
+  'profile:read': ['all', 'all/read', 'profile'],
+  'profile:write': ['all', 'profile'],
+  'define:read': ['all', 'all/read', 'define', 'profile', 'statements/read']
+}
+
+const KNOWN_SCOPES = new Set(Object.values(NEEDS).flat())
+
+function allows (scopes, need) {
+  const accepted = NEEDS[need]
+  return scopes.some((s) => accepted.includes(s))
+}
+
+module.exports = { allows, KNOWN_SCOPES }

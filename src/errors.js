@@ -1,0 +1,46 @@
+'use strict'
+
+// The error catalogue. Each entry has a stable code (never reused once
+// retired), an HTTP status and a message named after the xAPI condition.
+// Errors become HTTP responses in exactly one place: src/http/error-handler.js.
+
+class LrsError extends Error {
+  constructor (code, status, message, { headers, cause } = {}) {
+    super(message, cause ? { cause } : undefined)
+    this.name = 'LrsError'
+    this.code = code
+    this.status = status
+    this.headers = headers
+  }
+}
+
+function define (code, status, defaultMessage) {
+  const make = (message = defaultMessage, opts) => new LrsError(code, status, message, opts)
+  make.code = code
+  return make
+}
+
+const errors = {
+  BadRequest: define('LRS_ERR_REQUEST_INVALID', 400, 'Bad request'),
+  InvalidStatement: define('LRS_ERR_STATEMENT_INVALID', 400, 'Invalid statement'),
+  InvalidParameter: define('LRS_ERR_PARAMETER_INVALID', 400, 'Invalid parameter'),
+  InvalidVersionHeader: define('LRS_ERR_VERSION_HEADER', 400, 'Missing or unsupported X-Experience-API-Version header'),
+  InvalidJson: define('LRS_ERR_JSON_INVALID', 400, 'Request body is not valid JSON'),
+  InvalidSignature: define('LRS_ERR_SIGNATURE_INVALID', 400, 'Invalid statement signature'),
+  InvalidAttachments: define('LRS_ERR_ATTACHMENTS_INVALID', 400, 'Invalid attachments'),
+  DuplicateStatementId: define('LRS_ERR_STATEMENT_ID_DUPLICATE', 400, 'The same statement id appears twice in the request'),
+  Unauthorized: define('LRS_ERR_AUTH_REQUIRED', 401, 'Valid HTTP Basic credentials are required'),
+  Forbidden: define('LRS_ERR_AUTH_SCOPE', 403, 'The credential does not allow this request'),
+  NotFound: define('LRS_ERR_NOT_FOUND', 404, 'Not found'),
+  MethodNotAllowed: define('LRS_ERR_METHOD_NOT_ALLOWED', 405, 'Method not allowed'),
+  ConflictingStatement: define('LRS_ERR_STATEMENT_CONFLICT', 409, 'A different statement with this id is already stored'),
+  DocumentConflict: define('LRS_ERR_DOCUMENT_CONFLICT', 409, 'The document exists: send If-Match with its ETag (or If-None-Match: *) to change it'),
+  PreconditionFailed: define('LRS_ERR_PRECONDITION_FAILED', 412, 'Precondition failed'),
+  PayloadTooLarge: define('LRS_ERR_PAYLOAD_TOO_LARGE', 413, 'Request body too large'),
+  UnsupportedMediaType: define('LRS_ERR_MEDIA_TYPE', 415, 'Unsupported Content-Type'),
+  TooManyRequests: define('LRS_ERR_OVERLOADED', 429, 'The LRS is at capacity; retry shortly'),
+  DatabaseUnavailable: define('LRS_ERR_DATABASE_UNAVAILABLE', 503, 'The database is unavailable; retry shortly'),
+  ShuttingDown: define('LRS_ERR_SHUTTING_DOWN', 503, 'The LRS is restarting; retry shortly')
+}
+
+module.exports = { LrsError, errors }

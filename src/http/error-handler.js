@@ -1,0 +1,38 @@
+'use strict'
+
+const { LrsError, errors } = require('../errors')
+const { isDatabaseUnavailable } = require('../storage/database')
+
+// The one place errors become HTTP. 4xx: message, code and request id.
+// 5xx: full detail to the log, a generic message and the request id to the
+// client; never a stack trace.
+function toLrsError (err) {
+  if (err instanceof LrsError) return err
+  if (isDatabaseUnavailable(err)) return errors.DatabaseUnavailable()
+  if (err && (err.type === 'entity.too.large' || err.status === 413)) return errors.PayloadTooLarge()
+  if (err && err.type === 'entity.parse.failed') return errors.InvalidJson()
+  return null
+}
+
+function errorHandler () {
+  // eslint-disable-next-line no-unused-vars
+  return function handleError (err, req, res, next) {
+    const known = toLrsError(err)
+    const log = req.log
+    if (!known) log.error({ err, method: req.method, path: req.path }, 'unhandled error')
+    else if (known.status >= 500) log.warn({ code: known.code, err: err.message, method: req.method, path: req.path }, known.message)
+    const e = known || new LrsError('LRS_ERR_INTERNAL', 500, 'Internal server error')
+    if (res.headersSent) return res.destroy()
+    if (e.headers) res.set(e.headers)
+    if (e.status === 503 || e.status === 429) res.set('Retry-After', res.get('Retry-After') || '1')
+    res.status(e.status)
+    res.set('Content-Type', 'application/json; charset=utf-8')
+    res.end(JSON.stringify({ error: true, code: e.code, message: e.message, requestId: req.id }))
+  }
+}
+
+function notFound (req, res, next) {
+  next(errors.NotFound(`no resource at ${req.method} ${req.path}`))
+}
+
+module.exports = { errorHandler, notFound }

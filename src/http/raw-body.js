@@ -1,0 +1,44 @@
+'use strict'
+
+const { errors } = require('../errors')
+
+// Reads the whole request body into req.rawBody (a Buffer), up to `limit`
+// bytes; larger bodies get 413 (Communication 3.2.s3.b11) without being read.
+// Resources parse it themselves: statements may be multipart/mixed and
+// documents are stored byte for byte.
+function rawBody ({ limit }) {
+  return function readBody (req, res, next) {
+    req.rawBody = EMPTY
+    if (req.method === 'GET' || req.method === 'HEAD' || req.method === 'OPTIONS') return next()
+    const declared = Number(req.headers['content-length'])
+    if (declared > limit) return rejectTooLarge(req, next, limit)
+    const chunks = []
+    let size = 0
+    let failed = false
+    req.on('data', (chunk) => {
+      if (failed) return
+      size += chunk.length
+      if (size > limit) {
+        failed = true
+        return rejectTooLarge(req, next, limit)
+      }
+      chunks.push(chunk)
+    })
+    req.on('end', () => {
+      if (failed) return
+      req.rawBody = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size)
+      next()
+    })
+    req.on('error', (err) => { if (!failed) { failed = true; next(errors.BadRequest(`request body could not be read: ${err.message}`)) } })
+  }
+}
+
+const EMPTY = Buffer.alloc(0)
+
+function rejectTooLarge (req, next, limit) {
+  // Drain the rest without keeping it, so the 413 reaches the client.
+  req.resume()
+  next(errors.PayloadTooLarge(`request body is larger than the limit of ${limit} bytes`))
+}
+
+module.exports = { rawBody }

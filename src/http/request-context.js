@@ -1,0 +1,28 @@
+'use strict'
+
+// A request id, a child logger bound to it, and one log line per request
+// at info: method, path, status, duration and statement count.
+let counter = 0
+const prefix = process.pid.toString(36)
+
+function requestContext (logger) {
+  return function context (req, res, next) {
+    const start = process.hrtime.bigint()
+    req.id = `${prefix}-${(++counter).toString(36)}`
+    req.log = logger.child({ reqId: req.id })
+    res.setHeader('X-Request-Id', req.id)
+    res.on('finish', () => {
+      const ms = Number(process.hrtime.bigint() - start) / 1e6
+      req.log.info({
+        method: req.method,
+        path: req.originalUrl.split('?')[0],
+        status: res.statusCode,
+        ms: Math.round(ms * 100) / 100,
+        statements: res.locals.statementCount
+      }, 'request')
+    })
+    next()
+  }
+}
+
+module.exports = { requestContext }

@@ -1,0 +1,63 @@
+'use strict'
+
+// GET /xapi/activities?activityId= (Communication 2.5): the canonical
+// Activity, its definition merged from the stored statements that carry it
+// (language maps merged per language, newest first wins), or just
+// {objectType, id} for an unknown Activity (2.0 §4.1.6.4: shall return it).
+// This reads statements, but only on this GET, never on a write path.
+
+const express = require('express')
+const { errors } = require('../../errors')
+const { requireAuth } = require('../../auth/basic-auth')
+const { IRI } = require('../../validation/formats')
+
+const MAX_STATEMENTS_MERGED = 200
+const LANGUAGE_MAPS = ['name', 'description']
+
+function findActivities (statement, id, into) {
+  const visit = (a) => { if (a && a.id === id && (a.objectType === undefined || a.objectType === 'Activity')) into.push(a) }
+  const visitStatement = (s) => {
+    visit(s.object)
+    const ca = s.context && s.context.contextActivities
+    if (ca) for (const list of Object.values(ca)) for (const a of [].concat(list)) visit(a)
+  }
+  visitStatement(statement)
+  if (statement.object && statement.object.objectType === 'SubStatement') visitStatement(statement.object)
+  return into
+}
+
+// Rows come newest first: the newest value of each property wins, and
+// language maps gather every language seen.
+function mergeDefinitions (activities) {
+  const definition = {}
+  for (const a of activities) {
+    const d = a.definition
+    if (!d) continue
+    for (const [k, v] of Object.entries(d)) {
+      if (LANGUAGE_MAPS.includes(k)) definition[k] = { ...v, ...(definition[k] || {}) }
+      else if (definition[k] === undefined) definition[k] = v
+    }
+  }
+  return definition
+}
+
+function activitiesRoutes ({ credentials, statementReader }) {
+  const router = express.Router({ caseSensitive: true })
+  router.get('/activities', requireAuth(credentials, 'define:read'), async (req, res) => {
+    for (const name of Object.keys(req.query)) if (name !== 'activityId') throw errors.InvalidParameter(`unknown parameter "${name}"`)
+    const id = req.query.activityId
+    if (typeof id !== 'string') throw errors.InvalidParameter('activityId is required')
+    if (!IRI.test(id)) throw errors.InvalidParameter('activityId must be an IRI')
+    const rows = await statementReader.statementsWithActivity(id, { limit: MAX_STATEMENTS_MERGED })
+    const found = []
+    for (const r of rows) findActivities(JSON.parse(r.body), id, found)
+    const definition = mergeDefinitions(found)
+    const activity = { objectType: 'Activity', id }
+    if (Object.keys(definition).length) activity.definition = definition
+    res.type('application/json; charset=utf-8').end(JSON.stringify(activity))
+  })
+  router.all('/activities', (req, res, next) => next(errors.MethodNotAllowed(`${req.method} is not supported on /activities`)))
+  return router
+}
+
+module.exports = { activitiesRoutes }

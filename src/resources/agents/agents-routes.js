@@ -1,0 +1,28 @@
+'use strict'
+
+// GET /xapi/agents?agent= (Communication 2.4): the Person object for an
+// Agent. This LRS keeps no identity links between Agents, so the Person
+// holds the identifiers of the Agent asked about.
+
+const express = require('express')
+const { errors } = require('../../errors')
+const { requireAuth } = require('../../auth/basic-auth')
+
+function agentsRoutes ({ credentials, validator }) {
+  const router = express.Router({ caseSensitive: true })
+  router.get('/agents', requireAuth(credentials, 'define:read'), (req, res) => {
+    for (const name of Object.keys(req.query)) if (name !== 'agent') throw errors.InvalidParameter(`unknown parameter "${name}"`)
+    if (typeof req.query.agent !== 'string') throw errors.InvalidParameter('agent is required')
+    let agent
+    try { agent = JSON.parse(req.query.agent) } catch { throw errors.InvalidParameter('agent must be a JSON Agent') }
+    validator.validateActor(agent, req.xapiVersion, 'agent')
+    if (agent.objectType === 'Group') throw errors.InvalidParameter('agent must be an Agent, not a Group')
+    const person = { objectType: 'Person' }
+    for (const k of ['name', 'mbox', 'mbox_sha1sum', 'openid', 'account']) if (agent[k] !== undefined) person[k] = [agent[k]]
+    res.type('application/json; charset=utf-8').end(JSON.stringify(person))
+  })
+  router.all('/agents', (req, res, next) => next(errors.MethodNotAllowed(`${req.method} is not supported on /agents`)))
+  return router
+}
+
+module.exports = { agentsRoutes }

@@ -1,0 +1,77 @@
+'use strict'
+
+// Reads the statements and attachment parts of a PUT/POST /statements body
+// (Communication 1.5.2): application/json, or multipart/mixed with the
+// statements first and one part per attachment, matched by
+// X-Experience-API-Hash to an attachment's sha2.
+
+const { errors } = require('../../errors')
+const { parseMediaType } = require('../../http/media-type')
+const { parseMultipart } = require('../../http/multipart')
+
+function parseJson (buffer, what) {
+  try {
+    return JSON.parse(buffer.toString('utf8'))
+  } catch {
+    throw errors.InvalidJson(`${what} is not valid JSON`)
+  }
+}
+
+function attachmentsOf (statements) {
+  const list = []
+  for (const s of statements) {
+    if (s && Array.isArray(s.attachments)) list.push(...s.attachments)
+    if (s && s.object && s.object.objectType === 'SubStatement' && Array.isArray(s.object.attachments)) list.push(...s.object.attachments)
+  }
+  return list
+}
+
+// Returns { body: parsed JSON (object or array), parts: Map(sha2 -> { contentType, body }) }.
+function readStatementBody (req) {
+  const { type, params } = parseMediaType(req.headers['content-type'])
+  if (type === 'multipart/mixed') return readMultipart(req.rawBody, params.boundary)
+  if (type !== '' && type !== 'application/json') {
+    throw errors.BadRequest(`Content-Type ${type} is not accepted here: send application/json or multipart/mixed`)
+  }
+  if (!req.rawBody.length) throw errors.InvalidJson('request body is empty')
+  const body = parseJson(req.rawBody, 'request body')
+  const statements = Array.isArray(body) ? body : [body]
+  for (const a of attachmentsOf(statements)) {
+    if (a && typeof a === 'object' && a.fileUrl === undefined) {
+      throw errors.InvalidAttachments('an attachment without fileUrl must be sent as a multipart/mixed part')
+    }
+  }
+  return { body, parts: new Map() }
+}
+
+function readMultipart (rawBody, boundary) {
+  const [first, ...rest] = parseMultipart(rawBody, boundary)
+  if (!first) throw errors.InvalidAttachments('multipart body has no statement part')
+  if (parseMediaType(first.headers['content-type']).type !== 'application/json') {
+    throw errors.InvalidAttachments('the first multipart part must be application/json with the statements')
+  }
+  const body = parseJson(first.body, 'statement part')
+  const statements = Array.isArray(body) ? body : [body]
+  const parts = new Map()
+  for (const part of rest) {
+    const hash = part.headers['x-experience-api-hash']
+    if (!hash) throw errors.InvalidAttachments('every attachment part needs an X-Experience-API-Hash header')
+    const encoding = part.headers['content-transfer-encoding']
+    if (encoding && encoding.toLowerCase() !== 'binary') throw errors.InvalidAttachments('attachment parts must use Content-Transfer-Encoding: binary')
+    parts.set(hash.toLowerCase(), { contentType: part.headers['content-type'] || 'application/octet-stream', body: part.body })
+  }
+  const declared = new Set()
+  for (const a of attachmentsOf(statements)) {
+    if (!a || typeof a !== 'object' || typeof a.sha2 !== 'string') continue
+    declared.add(a.sha2.toLowerCase())
+    if (a.fileUrl === undefined && !parts.has(a.sha2.toLowerCase())) {
+      throw errors.InvalidAttachments(`attachment ${a.sha2} has no fileUrl and no matching part`)
+    }
+  }
+  for (const hash of parts.keys()) {
+    if (!declared.has(hash)) throw errors.InvalidAttachments(`part ${hash} matches no attachment of the statements`)
+  }
+  return { body, parts }
+}
+
+module.exports = { readStatementBody }

@@ -1,0 +1,44 @@
+'use strict'
+
+// Wires the repositories, the write batcher and the resource services
+// that the routes use. One place to see what depends on what.
+
+const { statementsRepository } = require('./storage/statements-repository')
+const { attachmentsRepository } = require('./storage/attachments-repository')
+const { createStatementBatcher } = require('./batching/statement-batcher')
+const { createStatementValidator } = require('./validation/statement-validator')
+const { createStatementWriter } = require('./resources/statements/store-statements')
+const { createStatementReader } = require('./resources/statements/read-statements')
+const { areEquivalent } = require('./resources/statements/equivalence')
+const { documentsRepository } = require('./storage/documents-repository')
+
+function createServices ({ config, database, logger }) {
+  const options = { queryTimeoutMs: config.queryTimeoutMs }
+  const statements = statementsRepository(database.db, options)
+  const attachments = attachmentsRepository(database.db, options)
+  const validator = createStatementValidator()
+  const batcher = createStatementBatcher({
+    repository: statements,
+    maxBatch: config.batchMaxStatements,
+    maxInFlight: config.maxInFlightStatements,
+    sameStatement: (storedBody, record) => areEquivalent(JSON.parse(storedBody), record.statement, { xapiVersion: record.xapiVersion }),
+    logger
+  })
+  const statementWriter = createStatementWriter({ config, validator, batcher, attachments })
+  statementWriter.validator = validator
+  const statementReader = createStatementReader({ statements })
+
+  return {
+    validator,
+    batcher,
+    attachments,
+    statementWriter,
+    statementReader,
+    documents: documentsRepository(database.db, options),
+    async close () {
+      await batcher.drain()
+    }
+  }
+}
+
+module.exports = { createServices }

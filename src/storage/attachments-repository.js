@@ -1,0 +1,29 @@
+'use strict'
+
+// Attachment contents, stored once per sha2: { _id: sha2, contentType, length, data }.
+const { Binary } = require('mongodb')
+
+function attachmentsRepository (db, { queryTimeoutMs }) {
+  const col = db.collection('attachments')
+  return {
+    async saveMany (attachments) {
+      if (!attachments.length) return
+      const docs = attachments.map((a) => ({ _id: a.sha2, contentType: a.contentType, length: a.body.length, data: new Binary(a.body) }))
+      try {
+        await col.insertMany(docs, { ordered: false })
+      } catch (err) {
+        // Already stored under the same sha2: same bytes, nothing to do.
+        const list = [].concat(err.writeErrors || [])
+        const onlyDuplicates = list.length ? list.every((e) => (e.code ?? e.err?.code) === 11000) : err.code === 11000
+        if (!onlyDuplicates || err.writeConcernError) throw err
+      }
+    },
+    async findMany (sha2s) {
+      if (!sha2s.length) return new Map()
+      const rows = await col.find({ _id: { $in: sha2s } }, { maxTimeMS: queryTimeoutMs }).toArray()
+      return new Map(rows.map((r) => [r._id, { contentType: r.contentType, body: Buffer.from(r.data.buffer) }]))
+    }
+  }
+}
+
+module.exports = { attachmentsRepository }

@@ -1,0 +1,46 @@
+'use strict'
+
+// Validates statements and agent parameters against the schema of the
+// request's negotiated xAPI version, then the named rules.
+
+const { createAjv, describeAjvError } = require('./ajv')
+const { statementSchema } = require('./statement-schema')
+const { assertStatementRules, assertActor } = require('./statement-rules')
+const { errors } = require('../errors')
+
+function createStatementValidator () {
+  const ajv = createAjv()
+  const compiled = {}
+  const actors = {}
+  for (const version of ['1.0.3', '2.0.0']) {
+    const schema = statementSchema(version)
+    compiled[version] = ajv.compile(schema)
+    actors[version] = ajv.compile({ $id: `xapi-actor-${version}`, $ref: '#/$defs/actor', $defs: schema.$defs })
+  }
+
+  function validateStatement (statement, xapiVersion, where = 'statement') {
+    const check = compiled[xapiVersion]
+    if (statement === null || typeof statement !== 'object' || Array.isArray(statement)) {
+      throw errors.InvalidStatement(`${where} must be a JSON object`)
+    }
+    if (!check(statement)) throw errors.InvalidStatement(describeAjvError(check.errors, where))
+    assertStatementRules(statement, xapiVersion)
+  }
+
+  // Agent query/document parameters (Communication 2.1.3, 2.3): an Agent or
+  // identified Group with exactly one IFI.
+  function validateActor (actor, xapiVersion, where) {
+    const check = actors[xapiVersion]
+    if (actor === null || typeof actor !== 'object' || Array.isArray(actor)) throw errors.InvalidParameter(`${where} must be a JSON Agent object`)
+    if (!check(actor)) throw errors.InvalidParameter(describeAjvError(check.errors, where))
+    try {
+      assertActor(actor, where)
+    } catch (err) {
+      throw errors.InvalidParameter(err.message)
+    }
+  }
+
+  return { validateStatement, validateActor }
+}
+
+module.exports = { createStatementValidator }

@@ -1,0 +1,28 @@
+'use strict'
+
+const { test } = require('node:test')
+const assert = require('node:assert/strict')
+const { loadConfig } = require('../../src/config')
+
+test('configuration has safe defaults', () => {
+  const c = loadConfig({})
+  assert.equal(c.port, 8080)
+  assert.equal(c.embeddedDatabase, true)
+  assert.equal(c.mongodbUri, 'mongodb://127.0.0.1:27018/')
+  assert.equal(c.defaultXapiVersion, '1.0.3')
+  assert.ok(Object.isFrozen(c))
+})
+
+test('invalid settings stop the start with a message naming the variable', () => {
+  assert.throws(() => loadConfig({ PORT: 'eighty' }), /PORT/)
+  assert.throws(() => loadConfig({ LRS_DEFAULT_XAPI_VERSION: '1.1' }), /LRS_DEFAULT_XAPI_VERSION/)
+  assert.throws(() => loadConfig({ LRS_ADMIN_USER: 'root' }), /LRS_ADMIN_PASSWORD/)
+  assert.throws(() => loadConfig({ LRS_WRITE_CONCERN: 'lots' }), /LRS_WRITE_CONCERN/)
+  assert.throws(() => loadConfig({ LRS_FORWARD_URLS: 'not a url' }), /LRS_FORWARD_URLS/)
+})
+
+test('MONGODB_URI set means no embedded database', () => {
+  const c = loadConfig({ MONGODB_URI: 'mongodb://db.example:27017/?replicaSet=rs0' })
+  assert.equal(c.embeddedDatabase, false)
+  assert.equal(c.mongodbUri, 'mongodb://db.example:27017/?replicaSet=rs0')
+})

@@ -1,0 +1,76 @@
+'use strict'
+
+const { test } = require('node:test')
+const assert = require('node:assert/strict')
+const fs = require('node:fs')
+const os = require('node:os')
+const net = require('node:net')
+const path = require('node:path')
+const { startLrs } = require('../helpers/lrs')
+const { startEmbeddedDatabase } = require('../../src/storage/embedded/embedded-database')
+const { statement } = require('../helpers/statements')
+
+function freePort () {
+  return new Promise((resolve) => {
+    const srv = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = srv.address()
+      srv.close(() => resolve(port))
+    })
+  })
+}
+
+async function waitFor (fn, timeoutMs) {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    if (await fn()) return true
+    if (Date.now() > deadline) return false
+    await new Promise((resolve) => setTimeout(resolve, 200))
+  }
+}
+
+test('an unreachable database gives readiness failure and 503s, and service resumes when it comes back', async (t) => {
+  const port = await freePort()
+  const { startServer } = require('../../src/server')
+  const { loadConfig } = require('../../src/config')
+  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', MONGODB_URI: `mongodb://127.0.0.1:${port}/`, LRS_ADMIN_USER: 'admin', LRS_ADMIN_PASSWORD: 'pw', LRS_LOG_LEVEL: 'silent' })
+  const lrs = await startServer(config)
+  const auth = { Authorization: 'Basic ' + Buffer.from('admin:pw').toString('base64'), 'X-Experience-API-Version': '1.0.3' }
+  let db
+  t.after(async () => {
+    await lrs.close()
+    if (db) await db.stop()
+  })
+
+  await t.test('the worker starts and serves About without a database', async () => {
+    const about = await fetch(lrs.url + '/xapi/about')
+    assert.equal(about.status, 200)
+  })
+
+  await t.test('readiness fails while the database is unreachable', async () => {
+    const ready = await fetch(lrs.url + '/health/ready')
+    assert.equal(ready.status, 503)
+    assert.equal((await ready.json()).database, 'unreachable')
+  })
+
+  await t.test('statement requests get 503 with a clear JSON message, not a crash', async () => {
+    const res = await fetch(lrs.url + '/xapi/statements', { method: 'POST', headers: { ...auth, 'Content-Type': 'application/json' }, body: JSON.stringify(statement()) })
+    assert.equal(res.status, 503)
+    const body = await res.json()
+    assert.equal(body.code, 'LRS_ERR_DATABASE_UNAVAILABLE')
+    assert.ok(res.headers.get('retry-after'))
+  })
+
+  await t.test('when the database comes up, readiness and writes recover', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lrs-outage-'))
+    db = await startEmbeddedDatabase({ dataDir, port, stdio: 'ignore' })
+    const ready = await waitFor(async () => (await fetch(lrs.url + '/health/ready')).status === 200, 30000)
+    assert.ok(ready, 'readiness recovered')
+    const res = await fetch(lrs.url + '/xapi/statements', { method: 'POST', headers: { ...auth, 'Content-Type': 'application/json' }, body: JSON.stringify(statement()) })
+    assert.equal(res.status, 200)
+  })
+})
+
+test('an LRS on a working database is ready', async () => {
+  const lrs = await startLrs()
+  assert.equal((await fetch(lrs.url + '/health/ready')).status, 200)
+})
