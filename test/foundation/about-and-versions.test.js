@@ -24,6 +24,7 @@ test('about, version negotiation and errors', async (t) => {
   })
 
   await t.test('a missing or unsupported version header is 400 with a JSON message and the default version header (3.3.s3.b5/b6)', async () => {
+    await xapi('/statements?limit=1', { version: '1.0.3' })
     for (const sent of [null, '1.1.0', '0.9', 'banana']) {
       const res = await xapi('/statements', { version: sent })
       assert.equal(res.status, 400, `version ${sent}`)
@@ -32,6 +33,22 @@ test('about, version negotiation and errors', async (t) => {
       assert.match(res.json.message, /X-Experience-API-Version/)
       assert.ok(res.json.requestId)
     }
+  })
+
+  await t.test('without a valid header, a client is answered in the version it last used (LRS_DEFAULT_XAPI_VERSION=auto)', async () => {
+    await xapi('/statements?limit=1', { version: '2.0.0' })
+    const res = await xapi('/statements', { version: null })
+    assert.equal(res.status, 400)
+    assert.equal(res.headers.get('x-experience-api-version'), '2.0.0')
+    await xapi('/statements?limit=1', { version: '1.0.3' })
+    assert.equal((await xapi('/statements', { version: null })).headers.get('x-experience-api-version'), '1.0.3')
+  })
+
+  await t.test('a fixed LRS_DEFAULT_XAPI_VERSION is reported on requests without a valid header', async () => {
+    const fixed = await startLrs({ LRS_DEFAULT_XAPI_VERSION: '2.0.0' })
+    await fixed.client('/statements?limit=1', { version: '1.0.3' })
+    const res = await fixed.client('/statements', { version: null })
+    assert.equal(res.headers.get('x-experience-api-version'), '2.0.0')
   })
 
   await t.test('every xAPI resource but About needs HTTP Basic credentials (Communication 4.0)', async () => {

@@ -9,7 +9,7 @@ test('configuration has safe defaults', () => {
   assert.equal(c.port, 8080)
   assert.equal(c.embeddedDatabase, true)
   assert.equal(c.mongodbUri, 'mongodb://127.0.0.1:27018/')
-  assert.equal(c.defaultXapiVersion, '1.0.3')
+  assert.equal(c.defaultXapiVersion, 'auto')
   assert.ok(Object.isFrozen(c))
 })
 

@@ -2,9 +2,10 @@
 
 // Statement comparison (Data 2.3.1 "Statement Comparison Requirements";
 // 2.0 §4.1.6.1): differences that the immutability exceptions allow are
-// ignored — id, authority, stored, version, attachments, Activity
-// definitions, Verb display, timestamp serialization (same instant), Group
-// member order, case of case-insensitive values. 2.0 also ignores duration
+// ignored — id, authority, stored, timestamp and version (which the LRS may
+// assign, Data 2.3.1.b1; 2.0 lists timestamp outright), attachments,
+// Activity definitions, Verb display, Group member order, case of
+// case-insensitive values. 2.0 also ignores duration
 // precision beyond 0.01 s (§4.2.7); 1.0.3 compares durations as strings.
 // Used for 409 conflict checks and for signature verification.
 
@@ -52,8 +53,7 @@ function normalize (s, { xapiVersion }) {
     verb: { id: s.verb.id },
     object: normalizeObject(s.object, { xapiVersion }),
     result: s.result,
-    context: normalizeContext(s.context),
-    timestamp: s.timestamp !== undefined ? Date.parse(s.timestamp) : undefined
+    context: normalizeContext(s.context)
   }
   if (out.result && out.result.duration && xapiVersion === '2.0.0') {
     out.result = { ...out.result, duration: truncateDuration(out.result.duration) }
