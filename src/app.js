@@ -10,7 +10,6 @@ const { cors } = require('./http/cors')
 const { rawBody } = require('./http/raw-body')
 const { xapiVersion } = require('./http/xapi-version')
 const { errorHandler, notFound } = require('./http/error-handler')
-const { errors } = require('./errors')
 const { aboutRoutes } = require('./resources/about/about-routes')
 const { xapiResourceRoutes } = require('./resources/routes')
 
@@ -23,9 +22,9 @@ function createApp (deps) {
 
   app.use(requestContext(logger))
   app.use((req, res, next) => {
-    if (!lifecycle.shuttingDown) return next()
-    res.setHeader('Connection', 'close')
-    next(errors.ShuttingDown())
+    // While shutting down, requests are still served; the connection closes after.
+    if (lifecycle.shuttingDown) res.setHeader('Connection', 'close')
+    next()
   })
   app.use(healthRoutes(deps))
 

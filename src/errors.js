@@ -39,8 +39,7 @@ const errors = {
   PayloadTooLarge: define('LRS_ERR_PAYLOAD_TOO_LARGE', 413, 'Request body too large'),
   UnsupportedMediaType: define('LRS_ERR_MEDIA_TYPE', 415, 'Unsupported Content-Type'),
   TooManyRequests: define('LRS_ERR_OVERLOADED', 429, 'The LRS is at capacity; retry shortly'),
-  DatabaseUnavailable: define('LRS_ERR_DATABASE_UNAVAILABLE', 503, 'The database is unavailable; retry shortly'),
-  ShuttingDown: define('LRS_ERR_SHUTTING_DOWN', 503, 'The LRS is restarting; retry shortly')
+  DatabaseUnavailable: define('LRS_ERR_DATABASE_UNAVAILABLE', 503, 'The database is unavailable; retry shortly')
 }
 
 module.exports = { LrsError, errors }

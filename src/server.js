@@ -11,11 +11,13 @@ const { createCredentialStore } = require('./auth/credential-store')
 const { createServices } = require('./services')
 const { createApp } = require('./app')
 
-async function startServer (config, { logger = createLogger(config) } = {}) {
+const DRAIN_GRACE_MS = 1500
+
+async function startServer (config, { logger = createLogger(config), monitorCommands = false } = {}) {
   const lifecycle = { shuttingDown: false }
-  const database = await openDatabase(config, logger)
+  const database = await openDatabase(config, logger, { monitorCommands })
   const credentials = createCredentialStore({ config, database, logger })
-  credentials.start()
+  const credentialsLoaded = credentials.start()
   const services = createServices({ config, database, logger })
   const app = createApp({ config, logger, lifecycle, database, credentials, ...services })
   const server = http.createServer(app)
@@ -28,11 +30,17 @@ async function startServer (config, { logger = createLogger(config) } = {}) {
   const { port } = server.address()
   logger.info({ port, database: config.embeddedDatabase ? 'embedded' : 'external' }, 'listening')
 
+  // Shutdown: for a grace period keep serving, answering with
+  // `Connection: close` so keep-alive clients finish their request and
+  // reconnect elsewhere (closing an idle keep-alive socket at once races
+  // with a request the client is sending on it, which then fails). Then stop
+  // accepting, flush the write batcher, close the database.
   let closing = null
-  function close () {
+  function close ({ graceMs = DRAIN_GRACE_MS } = {}) {
     if (closing) return closing
     lifecycle.shuttingDown = true
     closing = (async () => {
+      await new Promise((resolve) => setTimeout(resolve, graceMs))
       await new Promise((resolve) => {
         server.close(() => resolve())
         server.closeIdleConnections()
@@ -44,7 +52,7 @@ async function startServer (config, { logger = createLogger(config) } = {}) {
     return closing
   }
 
-  return { app, server, port, url: `http://127.0.0.1:${port}`, database, services, close }
+  return { app, server, port, url: `http://127.0.0.1:${port}`, database, services, credentialsLoaded, close }
 }
 
 async function main () {

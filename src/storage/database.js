@@ -10,12 +10,13 @@ const { ensureIndexes } = require('./indexes')
 
 const SERVER_SELECTION_TIMEOUT_MS = 5000
 
-async function openDatabase (config, logger) {
+async function openDatabase (config, logger, { monitorCommands = false } = {}) {
   const client = new MongoClient(config.mongodbUri, {
     serverSelectionTimeoutMS: SERVER_SELECTION_TIMEOUT_MS,
     maxPoolSize: 50,
     retryWrites: true,
     ignoreUndefined: true,
+    monitorCommands, // tests count the commands the write path sends
     writeConcern: { w: /^[0-9]+$/.test(config.writeConcern) ? Number(config.writeConcern) : config.writeConcern, j: true }
   })
   const db = client.db(config.mongodbDb)

@@ -37,7 +37,7 @@ test('an unreachable database gives readiness failure and 503s, and service resu
   const auth = { Authorization: 'Basic ' + Buffer.from('admin:pw').toString('base64'), 'X-Experience-API-Version': '1.0.3' }
   let db
   t.after(async () => {
-    await lrs.close()
+    await lrs.close({ graceMs: 0 })
     if (db) await db.stop()
   })
 

@@ -34,7 +34,7 @@ function commandFor ({ dataDir, port }) {
       `--listen-addr=127.0.0.1:${port}`,
       '--debug-addr=-', // no metrics listener: several embedded servers may run side by side
       '--telemetry=disable',
-      '--log-level=warn',
+      '--log-level=error',
       '--log-format=json'
     ]
   }

@@ -13,11 +13,14 @@ async function main () {
   const db = await startEmbeddedDatabase({ dataDir: config.dataDir, port: config.embeddedDbPort, timeoutMs: 300000 })
   logger.info({ engine: db.engine, uri: db.uri, dataDir: config.dataDir }, 'embedded database ready')
   if (process.send) process.send('ready')
+  let stopping = false
   db.child.once('exit', (code) => {
+    if (stopping) return
     logger.error({ code }, 'embedded database exited')
     process.exit(1)
   })
   const stop = async () => {
+    stopping = true
     await db.stop()
     process.exit(0)
   }

@@ -1,0 +1,88 @@
+'use strict'
+
+// Starts what a benchmark measures the README way: a fresh embedded
+// database (or BENCH_MONGODB_URI) and the LRS under pm2-runtime in cluster
+// mode. Everything binds to 127.0.0.1 and is stopped by the caller.
+
+const fs = require('node:fs')
+const os = require('node:os')
+const net = require('node:net')
+const path = require('node:path')
+const { spawn, execFileSync } = require('node:child_process')
+const { startEmbeddedDatabase } = require('../src/storage/embedded/embedded-database')
+
+const ROOT = path.join(__dirname, '..')
+
+function freePort () {
+  return new Promise((resolve) => {
+    const srv = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = srv.address()
+      srv.close(() => resolve(port))
+    })
+  })
+}
+
+async function waitReady (url, timeoutMs) {
+  const deadline = Date.now() + timeoutMs
+  while (Date.now() < deadline) {
+    try {
+      if ((await fetch(url + '/health/ready')).ok) return
+    } catch {}
+    await new Promise((resolve) => setTimeout(resolve, 200))
+  }
+  throw new Error(`LRS not ready at ${url} within ${timeoutMs} ms`)
+}
+
+async function startDatabase () {
+  if (process.env.BENCH_MONGODB_URI) return { uri: process.env.BENCH_MONGODB_URI, engine: 'external', stop: async () => {} }
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lrs-bench-db-'))
+  const db = await startEmbeddedDatabase({ dataDir, port: await freePort(), stdio: 'ignore' })
+  return { ...db, stop: async () => { await db.stop(); fs.rmSync(dataDir, { recursive: true, force: true }) } }
+}
+
+async function startLrs ({ mongodbUri, dbName, env = {} }) {
+  const port = await freePort()
+  const child = spawn(process.execPath, [path.join(ROOT, 'node_modules/pm2/bin/pm2-runtime'), 'start', 'ecosystem.config.js'], {
+    cwd: ROOT,
+    stdio: ['ignore', 'ignore', 'inherit'],
+    env: {
+      ...process.env,
+      PM2_HOME: fs.mkdtempSync(path.join(os.tmpdir(), 'lrs-bench-pm2-')),
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      MONGODB_URI: mongodbUri,
+      MONGODB_DB: dbName,
+      LRS_ADMIN_USER: 'bench',
+      LRS_ADMIN_PASSWORD: 'bench-secret',
+      ...env
+    }
+  })
+  const url = `http://127.0.0.1:${port}`
+  await waitReady(url, 60000)
+  return {
+    url,
+    pid: child.pid,
+    workerPids: () => {
+      try {
+        return execFileSync('pgrep', ['-P', String(child.pid)], { encoding: 'utf8' }).trim().split('\n').filter(Boolean).map(Number)
+      } catch { return [] }
+    },
+    stop: () => new Promise((resolve) => {
+      if (child.exitCode !== null) return resolve()
+      child.once('exit', resolve)
+      child.kill('SIGINT')
+    })
+  }
+}
+
+// CPU seconds (user + system) a process has used, from /proc.
+function cpuSeconds (pid) {
+  try {
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')
+    return (Number(fields[11]) + Number(fields[12])) / 100
+  } catch {
+    return 0
+  }
+}
+
+module.exports = { startDatabase, startLrs, cpuSeconds, freePort }

@@ -1,0 +1,51 @@
+'use strict'
+
+// Turns a validated statement into what the write path stores: the
+// statement as it will be returned, and its storage document.
+
+const crypto = require('node:crypto')
+const { toUtcTimestamp } = require('../../validation/formats')
+const { VOIDED_VERB } = require('../../validation/statement-rules')
+const { queryFields } = require('./query-fields')
+
+// Data 2.4.6.2.s4.b3: context activities are returned as arrays even when
+// a single object was sent.
+function withContextActivityArrays (s) {
+  const ca = s.context && s.context.contextActivities
+  if (!ca) return s
+  const out = {}
+  for (const [k, v] of Object.entries(ca)) out[k] = Array.isArray(v) ? v : [v]
+  return { ...s, context: { ...s.context, contextActivities: out } }
+}
+
+// Data 2.4: the LRS sets id if absent, stored, authority (from the
+// credential), version if absent, and timestamp = stored if absent
+// (2.0 §4.2.4.2). Timestamps are kept in UTC (2.0 §4.2.7).
+function toRecord (statement, { stored, authority, xapiVersion }) {
+  const storedIso = stored.toISOString()
+  const id = statement.id ? statement.id.toLowerCase() : crypto.randomUUID()
+  const s = withContextActivityArrays({ id, ...statement })
+  s.id = id
+  if (s.object.objectType === 'SubStatement') s.object = withContextActivityArrays(s.object)
+  s.timestamp = statement.timestamp ? toUtcTimestamp(statement.timestamp) : storedIso
+  s.stored = storedIso
+  s.authority = authority
+  s.version = statement.version || (xapiVersion === '2.0.0' ? '2.0.0' : '1.0.0')
+  const ref = s.object.objectType === 'StatementRef' ? s.object.id.toLowerCase() : null
+  return {
+    statement: s,
+    xapiVersion,
+    doc: {
+      _id: id,
+      stored,
+      body: JSON.stringify(s),
+      voided: false,
+      voiding: s.verb.id === VOIDED_VERB,
+      ref,
+      referenced: false,
+      ...queryFields(s)
+    }
+  }
+}
+
+module.exports = { toRecord }
