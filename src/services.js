@@ -11,19 +11,28 @@ const { createStatementWriter } = require('./resources/statements/store-statemen
 const { createStatementReader } = require('./resources/statements/read-statements')
 const { areEquivalent } = require('./resources/statements/equivalence')
 const { documentsRepository } = require('./storage/documents-repository')
+const { outboxRepository } = require('./storage/outbox-repository')
+const { createForwarder } = require('./forwarding/forwarder')
 
 function createServices ({ config, database, logger }) {
   const options = { queryTimeoutMs: config.queryTimeoutMs }
   const statements = statementsRepository(database.db, options)
   const attachments = attachmentsRepository(database.db, options)
   const validator = createStatementValidator()
+  // Forwarding is off unless upstreams are configured: then, and only then,
+  // the write path also queues outbox entries (still no reads).
+  const forwarder = config.forwardUrls.length
+    ? createForwarder({ urls: config.forwardUrls, outbox: outboxRepository(database.db, options), statements, logger })
+    : null
   const batcher = createStatementBatcher({
     repository: statements,
     maxBatch: config.batchMaxStatements,
     maxInFlight: config.maxInFlightStatements,
     sameStatement: (storedBody, record) => areEquivalent(JSON.parse(storedBody), record.statement, { xapiVersion: record.xapiVersion }),
+    afterStore: forwarder ? forwarder.enqueue : null,
     logger
   })
+  if (forwarder) database.ready.then(() => forwarder.start())
   const statementWriter = createStatementWriter({ config, validator, batcher, attachments })
   statementWriter.validator = validator
   const statementReader = createStatementReader({ statements })
@@ -37,6 +46,7 @@ function createServices ({ config, database, logger }) {
     documents: documentsRepository(database.db, { ...options, engine: () => database.engine }),
     async close () {
       await batcher.drain()
+      if (forwarder) await forwarder.stop()
     }
   }
 }
