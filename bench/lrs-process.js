@@ -42,12 +42,13 @@ async function startDatabase () {
 
 async function startLrs ({ mongodbUri, dbName, env = {} }) {
   const port = await freePort()
+  const pm2Home = fs.mkdtempSync(path.join(os.tmpdir(), 'lrs-bench-pm2-'))
   const child = spawn(process.execPath, [path.join(ROOT, 'node_modules/pm2/bin/pm2-runtime'), 'start', 'ecosystem.config.js'], {
     cwd: ROOT,
-    stdio: ['ignore', 'ignore', 'inherit'],
+    stdio: ['ignore', process.env.BENCH_TRACE ? 'inherit' : 'ignore', 'inherit'],
     env: {
       ...process.env,
-      PM2_HOME: fs.mkdtempSync(path.join(os.tmpdir(), 'lrs-bench-pm2-')),
+      PM2_HOME: pm2Home,
       PORT: String(port),
       HOST: '127.0.0.1',
       MONGODB_URI: mongodbUri,
@@ -62,6 +63,7 @@ async function startLrs ({ mongodbUri, dbName, env = {} }) {
   return {
     url,
     pid: child.pid,
+    pm2Home,
     workerPids: () => {
       try {
         return execFileSync('pgrep', ['-P', String(child.pid)], { encoding: 'utf8' }).trim().split('\n').filter(Boolean).map(Number)

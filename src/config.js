@@ -29,6 +29,7 @@ const SETTINGS = [
   { key: 'forwardUrls', env: 'LRS_FORWARD_URLS', type: 'string', default: '', doc: 'Comma-separated upstream LRS statement endpoints (https://user:pass@host/xapi). Empty: forwarding off, and the write path reads nothing back.' },
   { key: 'logLevel', env: 'LRS_LOG_LEVEL', type: 'string', default: 'info', enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], doc: 'pino log level.' },
   { key: 'instances', env: 'LRS_INSTANCES', type: 'string', default: 'max', pattern: '^(max|-?[0-9]+)$', doc: 'PM2 cluster workers (`max` = one per core). Read by ecosystem.config.js.' },
+  { key: 'shutdownGraceMs', env: 'LRS_SHUTDOWN_GRACE_MS', type: 'integer', default: 1500, minimum: 0, doc: 'On shutdown, how long open keep-alive connections are still served (with Connection: close) before idle ones are closed (ms).' },
   { key: 'shutdownTimeoutMs', env: 'LRS_SHUTDOWN_TIMEOUT_MS', type: 'integer', default: 10000, minimum: 100, doc: 'Longest graceful shutdown (ms); PM2 kill_timeout is set above it.' }
 ]
 

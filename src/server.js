@@ -4,14 +4,13 @@
 // gracefully: stop accepting, flush the write batcher, close, exit.
 
 const http = require('node:http')
+const net = require('node:net')
 const { loadConfig } = require('./config')
 const { createLogger } = require('./logger')
 const { openDatabase } = require('./storage/database')
 const { createCredentialStore } = require('./auth/credential-store')
 const { createServices } = require('./services')
 const { createApp } = require('./app')
-
-const DRAIN_GRACE_MS = 1500
 
 async function startServer (config, { logger = createLogger(config), monitorCommands = false } = {}) {
   const lifecycle = { shuttingDown: false }
@@ -30,21 +29,22 @@ async function startServer (config, { logger = createLogger(config), monitorComm
   const { port } = server.address()
   logger.info({ port, database: config.embeddedDatabase ? 'embedded' : 'external' }, 'listening')
 
-  // Shutdown: for a grace period keep serving, answering with
-  // `Connection: close` so keep-alive clients finish their request and
-  // reconnect elsewhere (closing an idle keep-alive socket at once races
-  // with a request the client is sending on it, which then fails). Then stop
-  // accepting, flush the write batcher, close the database.
+  // Shutdown: stop accepting connections (in PM2 cluster mode the master
+  // then routes new ones to the other workers) but keep the open keep-alive
+  // connections for a grace period, answering on them with
+  // `Connection: close` so each client finishes its request and reconnects
+  // elsewhere. Closing idle keep-alive sockets at once (what http's close()
+  // does) races with requests clients are sending on them, which then fail.
+  // Then flush the write batcher and close the database.
   let closing = null
-  function close ({ graceMs = DRAIN_GRACE_MS } = {}) {
+  function close ({ graceMs = config.shutdownGraceMs } = {}) {
     if (closing) return closing
     lifecycle.shuttingDown = true
     closing = (async () => {
+      const closed = new Promise((resolve) => net.Server.prototype.close.call(server, () => resolve()))
       await new Promise((resolve) => setTimeout(resolve, graceMs))
-      await new Promise((resolve) => {
-        server.close(() => resolve())
-        server.closeIdleConnections()
-      })
+      server.closeIdleConnections()
+      await closed
       await services.close()
       credentials.stop()
       await database.close()
