@@ -8,7 +8,7 @@ const { requestContext } = require('./http/request-context')
 const { healthRoutes } = require('./http/health-routes')
 const { cors } = require('./http/cors')
 const { rawBody } = require('./http/raw-body')
-const { xapiVersion } = require('./http/xapi-version')
+const { xapiVersion, DEFAULT_VERSION } = require('./http/xapi-version')
 const { errorHandler, notFound } = require('./http/error-handler')
 const { aboutRoutes } = require('./resources/about/about-routes')
 const { xapiResourceRoutes } = require('./resources/routes')
@@ -21,6 +21,13 @@ function createApp (deps) {
   app.set('query parser', 'simple')
 
   app.use(requestContext(logger))
+  // Every response carries the header; xAPI routes replace it with the
+  // negotiated version.
+  const fallbackVersion = config.defaultXapiVersion === 'auto' ? DEFAULT_VERSION : config.defaultXapiVersion
+  app.use((req, res, next) => {
+    res.setHeader('X-Experience-API-Version', fallbackVersion)
+    next()
+  })
   app.use((req, res, next) => {
     // While shutting down, requests are still served; the connection closes after.
     if (lifecycle.shuttingDown) res.setHeader('Connection', 'close')

@@ -67,13 +67,16 @@ test('about, version negotiation and errors', async (t) => {
   await t.test('unknown paths are a JSON 404, never an HTML page', async () => {
     const res = await fetch(lrs.url + '/nowhere')
     assert.equal(res.status, 404)
+    assert.equal(res.headers.get('x-experience-api-version'), '1.0.3')
     const body = await res.json()
     assert.equal(body.code, 'LRS_ERR_NOT_FOUND')
     assert.equal(body.stack, undefined)
   })
 
   await t.test('liveness and readiness answer 200 while the database is up', async () => {
-    assert.equal((await fetch(lrs.url + '/health/live')).status, 200)
+    const live = await fetch(lrs.url + '/health/live')
+    assert.equal(live.status, 200)
+    assert.ok(live.headers.get('x-experience-api-version'))
     const ready = await fetch(lrs.url + '/health/ready')
     assert.equal(ready.status, 200)
   })
