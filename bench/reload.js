@@ -8,7 +8,10 @@
 
 const fs = require('node:fs')
 const path = require('node:path')
-const { execFileSync } = require('node:child_process')
+const { execFile, execFileSync } = require('node:child_process')
+const { promisify } = require('node:util')
+
+const execFileAsync = promisify(execFile)
 const { MongoClient } = require('mongodb')
 const { startDatabase, startLrs } = require('./lrs-process')
 const { startLoad, missingIds } = require('./load-client')
@@ -21,14 +24,20 @@ async function main () {
   const dbName = 'reload'
   const lrs = await startLrs({ mongodbUri: db.uri, dbName, env: { LRS_LOG_LEVEL: process.env.LRS_LOG_LEVEL || 'warn' } })
   const before = lrs.workerPids()
+  const ssLog = []
+  const port = new URL(lrs.url).port
+  const ss = process.env.BENCH_TRACE ? setInterval(() => { try { ssLog.push(new Date().toISOString() + '\n' + execFileSync('ss', ['-tnpH', 'state', 'established', `( sport = :${port} )`], { encoding: 'utf8' })) } catch {} }, 100) : null
   const load = startLoad({ url: lrs.url, auth: 'bench:bench-secret', connections: 20, batch: 10 })
   let reloadOutput = ''
   try {
     await sleep(4000)
-    reloadOutput = execFileSync(process.execPath, [PM2, 'reload', 'lrs'], { env: { ...process.env, PM2_HOME: lrs.pm2Home }, encoding: 'utf8', timeout: 120000 })
+    // Asynchronously: a synchronous exec would freeze this process's load
+    // clients during the reload and count their stalls as failures.
+    reloadOutput = (await execFileAsync(process.execPath, [PM2, 'reload', 'lrs'], { env: { ...process.env, PM2_HOME: lrs.pm2Home }, encoding: 'utf8', timeout: 120000 })).stdout
     await sleep(4000)
   } finally {
     await load.stop()
+    if (ss) { clearInterval(ss); fs.writeFileSync('/tmp/reload-ss.log', ssLog.join('\n')) }
   }
   const after = lrs.workerPids()
   const client = new MongoClient(db.uri)
