@@ -38,7 +38,7 @@ function createApp (deps) {
   const xapi = express.Router({ caseSensitive: true })
   xapi.use(cors)
   xapi.use(aboutRoutes(deps))
-  xapi.use(rawBody({ limit: config.bodyLimit }))
+  xapi.use(rawBody({ limit: config.bodyLimit, maxInFlightBytes: config.maxInFlightBytes }))
   xapi.use(xapiResourceRoutes(deps, { versionCheck: xapiVersion(config) }))
   app.use('/xapi', xapi)
 

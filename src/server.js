@@ -65,12 +65,13 @@ async function main () {
     logger.info({ signal }, 'shutting down')
     const force = setTimeout(() => {
       logger.error('graceful shutdown timed out')
-      process.exit(1)
+      logger.flush(() => process.exit(1))
     }, config.shutdownTimeoutMs)
     force.unref()
-    running.close().then(() => process.exit(0), (err) => {
+    const exit = (code) => logger.flush(() => process.exit(code))
+    running.close().then(() => exit(0), (err) => {
       logger.error({ err }, 'shutdown failed')
-      process.exit(1)
+      exit(1)
     })
   }
   process.once('SIGINT', () => shutdown('SIGINT'))

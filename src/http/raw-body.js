@@ -6,21 +6,40 @@ const { errors } = require('../errors')
 // bytes; larger bodies get 413 (Communication 3.2.s3.b11) without being read.
 // Resources parse it themselves: statements may be multipart/mixed and
 // documents are stored byte for byte.
-function rawBody ({ limit }) {
+//
+// Memory stays bounded under overload: the bytes of all bodies held by this
+// worker are counted until their responses finish, and a request that would
+// take the total past `maxInFlightBytes` gets 429 before its body is read.
+function rawBody ({ limit, maxInFlightBytes }) {
+  let held = 0
   return function readBody (req, res, next) {
     req.rawBody = EMPTY
     if (req.method === 'GET' || req.method === 'HEAD' || req.method === 'OPTIONS') return next()
     const declared = Number(req.headers['content-length'])
     if (declared > limit) return rejectTooLarge(req, next, limit)
+    if (held > 0 && held + (declared || 0) > maxInFlightBytes) return rejectOverloaded(req, next)
     const chunks = []
     let size = 0
     let failed = false
+    let released = false
+    const release = () => {
+      if (released) return
+      released = true
+      held -= size
+    }
+    res.once('finish', release)
+    res.once('close', release)
     req.on('data', (chunk) => {
       if (failed) return
       size += chunk.length
+      held += chunk.length
       if (size > limit) {
         failed = true
         return rejectTooLarge(req, next, limit)
+      }
+      if (held > maxInFlightBytes && held > size) {
+        failed = true
+        return rejectOverloaded(req, next)
       }
       chunks.push(chunk)
     })
@@ -34,6 +53,11 @@ function rawBody ({ limit }) {
 }
 
 const EMPTY = Buffer.alloc(0)
+
+function rejectOverloaded (req, next) {
+  req.resume()
+  next(errors.TooManyRequests('too many request bodies are being processed; retry shortly', { headers: { 'Retry-After': '1' } }))
+}
 
 function rejectTooLarge (req, next, limit) {
   // Drain the rest without keeping it, so the 413 reaches the client.

@@ -44,6 +44,19 @@ test('beyond the in-flight bound requests get 429 with Retry-After at once; noth
   assert.equal(await col.countDocuments({ _id: { $in: refusedIds } }), 0)
 })
 
+test('request bodies beyond LRS_MAX_IN_FLIGHT_BYTES get 429 before being read', async () => {
+  const lrs = await startLrs({ LRS_MAX_IN_FLIGHT_BYTES: '30000' })
+  const sent = Array.from({ length: 30 }, () => Array.from({ length: 20 }, () => statement({ id: crypto.randomUUID() })))
+  const results = await Promise.all(sent.map((body) => lrs.client('/statements', { method: 'POST', body })))
+  const statuses = results.map((r) => r.status)
+  assert.ok(statuses.every((s) => s === 200 || s === 429), `statuses ${[...new Set(statuses)]}`)
+  assert.ok(statuses.includes(429) && statuses.includes(200))
+  const refusedIds = sent.filter((_, i) => statuses[i] === 429).flat().map((s) => s.id)
+  assert.equal(await lrs.database.db.collection('statements').countDocuments({ _id: { $in: refusedIds } }), 0)
+  // The counter is released: once idle, requests are accepted again.
+  assert.equal((await lrs.client('/statements', { method: 'POST', body: statement() })).status, 200)
+})
+
 test('request bodies above LRS_BODY_LIMIT get 413', async () => {
   const lrs = await startLrs({ LRS_BODY_LIMIT: '4096' })
   const res = await lrs.client('/statements', { method: 'POST', body: Array.from({ length: 20 }, () => statement()) })

@@ -9,7 +9,7 @@ const { startEmbeddedDatabase } = require('./embedded-database')
 
 async function main () {
   const config = loadConfig()
-  const logger = createLogger(config)
+  const logger = createLogger(config, require('pino').destination(1)) // synchronous: this process exits right after logging failures
   const db = await startEmbeddedDatabase({ dataDir: config.dataDir, port: config.embeddedDbPort, timeoutMs: 300000 })
   logger.info({ engine: db.engine, uri: db.uri, dataDir: config.dataDir }, 'embedded database ready')
   if (process.send) process.send('ready')
