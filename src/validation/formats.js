@@ -52,10 +52,11 @@ function toIsoExtended (m) {
 // Timestamps are stored in UTC (2.0 §4.2.7 requires converting non-UTC
 // ones; 1.0.3 Data 4.5.s1.b5 allows it). A "Z" timestamp is kept exactly,
 // with all its fraction digits.
+const UTC_EXTENDED = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z$/
+
 function toUtcTimestamp (value) {
-  const m = TIMESTAMP.exec(value)
-  if (m && m[8] === 'Z' && value.includes('-') && value.includes(':')) return value
-  return new Date(Date.parse(toIsoExtended(m))).toISOString()
+  if (UTC_EXTENDED.test(value)) return value // the common case, kept exactly
+  return new Date(Date.parse(toIsoExtended(TIMESTAMP.exec(value)))).toISOString()
 }
 
 module.exports = { IRI, UUID, DURATION, TIMESTAMP, LANGUAGE_TAG, MBOX, SHA1_HEX, SHA2_HEX, isValidTimestamp, toUtcTimestamp }

@@ -13,6 +13,9 @@ const { queryFields } = require('./query-fields')
 function withContextActivityArrays (s) {
   const ca = s.context && s.context.contextActivities
   if (!ca) return s
+  let allArrays = true
+  for (const k in ca) if (!Array.isArray(ca[k])) allArrays = false
+  if (allArrays) return s
   const out = {}
   for (const [k, v] of Object.entries(ca)) out[k] = Array.isArray(v) ? v : [v]
   return { ...s, context: { ...s.context, contextActivities: out } }
@@ -21,8 +24,7 @@ function withContextActivityArrays (s) {
 // Data 2.4: the LRS sets id if absent, stored, authority (from the
 // credential), version if absent, and timestamp = stored if absent
 // (2.0 §4.2.4.2). Timestamps are kept in UTC (2.0 §4.2.7).
-function toRecord (statement, { stored, authority, xapiVersion }) {
-  const storedIso = stored.toISOString()
+function toRecord (statement, { stored, storedIso = stored.toISOString(), authority, xapiVersion }) {
   const id = statement.id ? statement.id.toLowerCase() : crypto.randomUUID()
   const s = withContextActivityArrays({ id, ...statement })
   s.id = id
