@@ -27,8 +27,7 @@ function rawBody ({ limit, maxInFlightBytes }) {
       released = true
       held -= size
     }
-    res.once('finish', release)
-    res.once('close', release)
+    res.once('close', release) // emitted once the response is done or the connection is gone
     req.on('data', (chunk) => {
       if (failed) return
       size += chunk.length

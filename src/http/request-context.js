@@ -1,7 +1,9 @@
 'use strict'
 
-// A request id, a child logger bound to it, and one log line per request
-// at info: method, path, status, duration and statement count.
+// A request id, a logger that binds it (created only when something logs
+// more than the request line: a child per request costs on the hot path),
+// and one log line per request at info: method, path, status, duration and
+// statement count.
 let counter = 0
 const prefix = process.pid.toString(36)
 
@@ -9,11 +11,13 @@ function requestContext (logger) {
   return function context (req, res, next) {
     const start = process.hrtime.bigint()
     req.id = `${prefix}-${(++counter).toString(36)}`
-    req.log = logger.child({ reqId: req.id })
+    let child = null
+    Object.defineProperty(req, 'log', { get: () => child || (child = logger.child({ reqId: req.id })) })
     res.setHeader('X-Request-Id', req.id)
     res.on('finish', () => {
       const ms = Number(process.hrtime.bigint() - start) / 1e6
-      req.log.info({
+      logger.info({
+        reqId: req.id,
         method: req.method,
         path: req.originalUrl.split('?')[0],
         status: res.statusCode,
