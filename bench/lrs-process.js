@@ -6,21 +6,13 @@
 
 const fs = require('node:fs')
 const os = require('node:os')
-const net = require('node:net')
 const path = require('node:path')
 const { spawn, execFileSync } = require('node:child_process')
 const { startEmbeddedDatabase } = require('../src/storage/embedded/embedded-database')
+const { freePort } = require('../test/helpers/free-port')
 
 const ROOT = path.join(__dirname, '..')
 
-function freePort () {
-  return new Promise((resolve) => {
-    const srv = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = srv.address()
-      srv.close(() => resolve(port))
-    })
-  })
-}
 
 async function waitReady (url, timeoutMs) {
   const deadline = Date.now() + timeoutMs

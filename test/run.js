@@ -7,21 +7,11 @@
 
 const fs = require('node:fs')
 const os = require('node:os')
-const net = require('node:net')
 const path = require('node:path')
 const { spawn } = require('node:child_process')
 const { startEmbeddedDatabase } = require('../src/storage/embedded/embedded-database')
+const { freePort } = require('./helpers/free-port')
 
-function freePort () {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer()
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address()
-      srv.close(() => resolve(port))
-    })
-    srv.on('error', reject)
-  })
-}
 
 function testFiles (dir) {
   return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {

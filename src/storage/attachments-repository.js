@@ -2,6 +2,7 @@
 
 // Attachment contents, stored once per sha2: { _id: sha2, contentType, length, data }.
 const { Binary } = require('mongodb')
+const { insertManyReportingDuplicates } = require('./insert-many')
 
 function attachmentsRepository (db, { queryTimeoutMs }) {
   const col = db.collection('attachments')
@@ -9,14 +10,8 @@ function attachmentsRepository (db, { queryTimeoutMs }) {
     async saveMany (attachments) {
       if (!attachments.length) return
       const docs = attachments.map((a) => ({ _id: a.sha2, contentType: a.contentType, length: a.body.length, data: new Binary(a.body) }))
-      try {
-        await col.insertMany(docs, { ordered: false })
-      } catch (err) {
-        // Already stored under the same sha2: same bytes, nothing to do.
-        const list = [].concat(err.writeErrors || [])
-        const onlyDuplicates = list.length ? list.every((e) => (e.code ?? e.err?.code) === 11000) : err.code === 11000
-        if (!onlyDuplicates || err.writeConcernError) throw err
-      }
+      // Already stored under the same sha2 means the same bytes: nothing to do.
+      await insertManyReportingDuplicates(col, docs)
     },
     async findMany (sha2s) {
       if (!sha2s.length) return new Map()

@@ -8,6 +8,7 @@
 // writes are atomic and no lock is taken.
 
 const crypto = require('node:crypto')
+const { DUPLICATE_KEY } = require('./insert-many')
 
 const LOCK_TTL_MS = 10000
 const RETRY_MS = 2
@@ -24,7 +25,7 @@ function documentLocks (db) {
         await col.insertOne({ _id: id, owner, expiresAt: new Date(Date.now() + LOCK_TTL_MS) })
         return owner
       } catch (err) {
-        if (err.code !== 11000) throw err
+        if (err.code !== DUPLICATE_KEY) throw err
       }
       // A lock left by a crashed worker expires.
       await col.deleteOne({ _id: id, expiresAt: { $lt: new Date() } })

@@ -10,7 +10,7 @@
 const { Binary } = require('mongodb')
 const { documentLocks } = require('./document-locks')
 
-const DUPLICATE_KEY = 11000
+const { DUPLICATE_KEY } = require('./insert-many')
 
 function documentsRepository (db, { queryTimeoutMs, engine }) {
   const col = db.collection('documents')

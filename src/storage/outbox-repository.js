@@ -1,5 +1,7 @@
 'use strict'
 
+const { insertManyReportingDuplicates } = require('./insert-many')
+
 // The forwarding outbox: one entry per (upstream, statement), written in the
 // write path before the request is answered, so forwarding survives
 // restarts. { _id: "<upstream>:<statementId>", upstream, statementId,
@@ -14,15 +16,8 @@ function outboxRepository (db, { queryTimeoutMs }) {
       for (let u = 0; u < upstreamCount; u++) {
         for (const id of statementIds) docs.push({ _id: `${u}:${id}`, upstream: u, statementId: id, enqueuedAt: new Date(), leaseUntil: epoch })
       }
-      if (!docs.length) return
-      try {
-        await col.insertMany(docs, { ordered: false })
-      } catch (err) {
-        // Already queued (the same statement sent again): nothing to add.
-        const list = [].concat(err.writeErrors || [])
-        const onlyDuplicates = list.length ? list.every((e) => (e.code ?? e.err?.code) === 11000) : err.code === 11000
-        if (!onlyDuplicates || err.writeConcernError) throw err
-      }
+      // Already queued (the same statement sent again): nothing to add.
+      await insertManyReportingDuplicates(col, docs)
     },
     // Takes up to `limit` entries for an upstream whose lease has expired and
     // leases them. Two workers may occasionally take the same entry; that

@@ -13,7 +13,7 @@
 //   verb, agents, relAgents, activities, relActivities, registration:
 //                  the top-level indexed fields the query parameters need.
 
-const DUPLICATE_KEY = 11000
+const { insertManyReportingDuplicates } = require('./insert-many')
 
 function statementsRepository (db, { queryTimeoutMs }) {
   const col = db.collection('statements')
@@ -21,20 +21,7 @@ function statementsRepository (db, { queryTimeoutMs }) {
   return {
     // Inserts all docs (unordered). Returns the ids that already existed;
     // any other failure throws.
-    async insertMany (docs) {
-      try {
-        await col.insertMany(docs, { ordered: false })
-        return []
-      } catch (err) {
-        const writeErrors = err.writeErrors || (err.result && err.result.writeErrors) || (err.code === DUPLICATE_KEY && docs.length === 1 ? [{ index: 0, code: DUPLICATE_KEY }] : null)
-        if (!writeErrors) throw err
-        const list = Array.isArray(writeErrors) ? writeErrors : [writeErrors]
-        // A bulk error without per-document errors (lost connection, write
-        // concern failure) means nothing is known to be stored: rethrow.
-        if (!list.length || err.writeConcernError || list.some((e) => (e.code ?? e.err?.code) !== DUPLICATE_KEY)) throw err
-        return list.map((e) => docs[e.index]._id)
-      }
-    },
+    insertMany: (docs) => insertManyReportingDuplicates(col, docs),
 
     async findBodiesByIds (ids) {
       const rows = await col.find({ _id: { $in: ids } }, { projection: { body: 1 }, maxTimeMS: queryTimeoutMs }).toArray()

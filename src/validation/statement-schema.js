@@ -10,6 +10,14 @@
 const languageMap = { type: 'object', propertyNames: { format: 'language-tag' }, additionalProperties: { type: 'string' } }
 const iri = { type: 'string', format: 'iri' }
 const extensions = { type: 'object', propertyNames: { format: 'iri' } }
+// Name and inverse functional identifiers, shared by Agent and Group.
+const actorProperties = {
+  name: { type: 'string' },
+  mbox: { type: 'string', format: 'mbox' },
+  mbox_sha1sum: { type: 'string', format: 'sha1' },
+  openid: iri,
+  account: { $ref: '#/$defs/account' }
+}
 
 function definitions (version) {
   const defs = {
@@ -22,14 +30,7 @@ function definitions (version) {
     agent: {
       type: 'object',
       additionalProperties: false,
-      properties: {
-        objectType: { const: 'Agent' },
-        name: { type: 'string' },
-        mbox: { type: 'string', format: 'mbox' },
-        mbox_sha1sum: { type: 'string', format: 'sha1' },
-        openid: iri,
-        account: { $ref: '#/$defs/account' }
-      }
+      properties: { objectType: { const: 'Agent' }, ...actorProperties }
     },
     group: {
       type: 'object',
@@ -37,11 +38,7 @@ function definitions (version) {
       additionalProperties: false,
       properties: {
         objectType: { const: 'Group' },
-        name: { type: 'string' },
-        mbox: { type: 'string', format: 'mbox' },
-        mbox_sha1sum: { type: 'string', format: 'sha1' },
-        openid: iri,
-        account: { $ref: '#/$defs/account' },
+        ...actorProperties,
         member: { type: 'array', items: { $ref: '#/$defs/agent' } }
       }
     },

@@ -4,20 +4,12 @@ const { test } = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const os = require('node:os')
-const net = require('node:net')
 const path = require('node:path')
 const { startLrs } = require('../helpers/lrs')
 const { startEmbeddedDatabase } = require('../../src/storage/embedded/embedded-database')
 const { statement } = require('../helpers/statements')
+const { freePort } = require('../helpers/free-port')
 
-function freePort () {
-  return new Promise((resolve) => {
-    const srv = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = srv.address()
-      srv.close(() => resolve(port))
-    })
-  })
-}
 
 async function waitFor (fn, timeoutMs) {
   const deadline = Date.now() + timeoutMs
