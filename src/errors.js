@@ -39,6 +39,7 @@ const errors = {
   PayloadTooLarge: define('LRS_ERR_PAYLOAD_TOO_LARGE', 413, 'Request body too large'),
   UnsupportedMediaType: define('LRS_ERR_MEDIA_TYPE', 415, 'Unsupported Content-Type'),
   TooManyRequests: define('LRS_ERR_OVERLOADED', 429, 'The LRS is at capacity; retry shortly'),
+  Internal: define('LRS_ERR_INTERNAL', 500, 'Internal server error'),
   DatabaseUnavailable: define('LRS_ERR_DATABASE_UNAVAILABLE', 503, 'The database is unavailable; retry shortly')
 }
 

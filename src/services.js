@@ -34,7 +34,6 @@ function createServices ({ config, database, logger }) {
   })
   if (forwarder) database.ready.then(() => forwarder.start())
   const statementWriter = createStatementWriter({ config, validator, batcher, attachments })
-  statementWriter.validator = validator
   const statementReader = createStatementReader({ statements })
 
   return {

@@ -21,7 +21,7 @@ function errorHandler () {
     const log = req.log
     if (!known) log.error({ err, method: req.method, path: req.path }, 'unhandled error')
     else if (known.status >= 500) log.warn({ code: known.code, err: err.message, method: req.method, path: req.path }, known.message)
-    const e = known || new LrsError('LRS_ERR_INTERNAL', 500, 'Internal server error')
+    const e = known || errors.Internal()
     if (res.headersSent) return res.destroy()
     if (e.headers) res.set(e.headers)
     if (e.status === 503 || e.status === 429) res.set('Retry-After', res.get('Retry-After') || '1')

@@ -49,6 +49,9 @@ test('attachments (Communication 1.5.2)', async (t) => {
     assert.equal(wrongHash.status, 400)
     const base64 = await send([json, { headers: { 'X-Experience-API-Hash': sha2, 'Content-Transfer-Encoding': 'base64' }, body: content.toString('base64') }])
     assert.equal(base64.status, 400)
+    const tampered = await send([json, { headers: { 'X-Experience-API-Hash': sha2, 'Content-Transfer-Encoding': 'binary' }, body: Buffer.from('not the bytes the hash names') }])
+    assert.equal(tampered.status, 400)
+    assert.match(tampered.json.message, /does not match/)
   })
 
   await t.test('multipart/mixed with only fileUrl attachments is accepted (2.0)', async () => {

@@ -5,9 +5,12 @@
 // statements first and one part per attachment, matched by
 // X-Experience-API-Hash to an attachment's sha2.
 
+const crypto = require('node:crypto')
 const { errors } = require('../../errors')
 const { parseMediaType } = require('../../http/media-type')
 const { parseMultipart } = require('../../http/multipart')
+
+const SHA2_BY_HEX_LENGTH = { 64: 'sha256', 96: 'sha384', 128: 'sha512' }
 
 function parseJson (buffer, what) {
   try {
@@ -58,6 +61,11 @@ function readMultipart (rawBody, boundary) {
     if (!hash) throw errors.InvalidAttachments('every attachment part needs an X-Experience-API-Hash header')
     const encoding = part.headers['content-transfer-encoding']
     if (encoding && encoding.toLowerCase() !== 'binary') throw errors.InvalidAttachments('attachment parts must use Content-Transfer-Encoding: binary')
+    // The part must be what its hash says (SHA-256/384/512 by length).
+    const algorithm = SHA2_BY_HEX_LENGTH[hash.length]
+    if (!algorithm || crypto.createHash(algorithm).update(part.body).digest('hex') !== hash.toLowerCase()) {
+      throw errors.InvalidAttachments(`attachment part content does not match its X-Experience-API-Hash ${hash}`)
+    }
     parts.set(hash.toLowerCase(), { contentType: part.headers['content-type'] || 'application/octet-stream', body: part.body })
   }
   const declared = new Set()

@@ -11,7 +11,6 @@ const { readStatementBody } = require('./statement-request-body')
 const { parseStatementQuery } = require('./statement-query')
 const { renderStatements } = require('./read-statements')
 const { encodeMore, decodeMore } = require('./more-cursor')
-const { formatStatement } = require('./statement-formats')
 const { buildMultipart } = require('../../http/multipart')
 
 const JSON_TYPE = 'application/json; charset=utf-8'
@@ -22,7 +21,7 @@ function httpDate (date) {
   return new Date(Math.floor(date.getTime() / 1000) * 1000).toUTCString()
 }
 
-function statementsRoutes ({ config, credentials, statementWriter, statementReader, attachments }) {
+function statementsRoutes ({ config, credentials, validator, statementWriter, statementReader, attachments }) {
   const router = express.Router({ caseSensitive: true })
   const write = requireAuth(credentials, 'statements:write')
   const read = requireAuth(credentials, 'statements:read')
@@ -59,7 +58,7 @@ function statementsRoutes ({ config, credentials, statementWriter, statementRead
       if (Object.keys(req.query).length > 1) throw errors.InvalidParameter('more cannot be combined with other parameters')
       parsed = decodeMore(String(more))
     } else {
-      parsed = parseStatementQuery(req.query, { validator: statementWriter.validator, xapiVersion: req.xapiVersion, maxLimit: config.statementsMaxLimit })
+      parsed = parseStatementQuery(req.query, { validator, xapiVersion: req.xapiVersion, maxLimit: config.statementsMaxLimit })
     }
     const acceptLanguage = req.headers['accept-language']
     if (parsed.single) {
@@ -112,4 +111,4 @@ function consistentThrough (batcher) {
   }
 }
 
-module.exports = { statementsRoutes, consistentThrough, formatStatement }
+module.exports = { statementsRoutes, consistentThrough }

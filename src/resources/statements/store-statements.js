@@ -19,7 +19,7 @@ function createStatementWriter ({ config, validator, batcher, attachments }) {
     const authority = authorityFor(credential, config)
     const storedIso = stored.toISOString()
     const records = statements.map((s) => toRecord(s, { stored, storedIso, authority, xapiVersion }))
-    await attachments.saveMany(attachmentParts(statements, parts))
+    await attachments.saveMany(attachmentParts(parts))
     await batcher.submit(records)
     return records.map((r) => r.doc._id)
   }
@@ -53,7 +53,7 @@ function createStatementWriter ({ config, validator, batcher, attachments }) {
     }
   }
 
-  function attachmentParts (statements, parts) {
+  function attachmentParts (parts) {
     if (!parts.size) return []
     const out = []
     for (const [sha2, part] of parts) out.push({ sha2, contentType: part.contentType, body: part.body })
