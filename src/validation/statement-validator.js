@@ -40,7 +40,19 @@ function createStatementValidator () {
     }
   }
 
-  return { validateStatement, validateActor }
+  // An `agent` query parameter: JSON text of an Agent (or identified Group).
+  function parseActorParam (text, xapiVersion, where = 'agent') {
+    let actor
+    try {
+      actor = JSON.parse(text)
+    } catch {
+      throw errors.InvalidParameter(`${where} must be a JSON Agent`)
+    }
+    validateActor(actor, xapiVersion, where)
+    return actor
+  }
+
+  return { validateStatement, validateActor, parseActorParam }
 }
 
 module.exports = { createStatementValidator }

@@ -13,9 +13,7 @@ function agentsRoutes ({ credentials, validator }) {
   router.get('/agents', requireAuth(credentials, 'define:read'), (req, res) => {
     for (const name of Object.keys(req.query)) if (name !== 'agent') throw errors.InvalidParameter(`unknown parameter "${name}"`)
     if (typeof req.query.agent !== 'string') throw errors.InvalidParameter('agent is required')
-    let agent
-    try { agent = JSON.parse(req.query.agent) } catch { throw errors.InvalidParameter('agent must be a JSON Agent') }
-    validator.validateActor(agent, req.xapiVersion, 'agent')
+    const agent = validator.parseActorParam(req.query.agent, req.xapiVersion)
     if (agent.objectType === 'Group') throw errors.InvalidParameter('agent must be an Agent, not a Group')
     const person = { objectType: 'Person' }
     for (const k of ['name', 'mbox', 'mbox_sha1sum', 'openid', 'account']) if (agent[k] !== undefined) person[k] = [agent[k]]

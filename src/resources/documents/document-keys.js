@@ -36,10 +36,7 @@ function parseDocumentParams (spec, query, { validator, xapiVersion, method, all
   }
   if (spec.agent) {
     if (query.agent === undefined) bad('agent is required')
-    let agent
-    try { agent = JSON.parse(query.agent) } catch { bad('agent must be a JSON Agent') }
-    validator.validateActor(agent, xapiVersion, 'agent')
-    out.agent = agentKey(agent)
+    out.agent = agentKey(validator.parseActorParam(query.agent, xapiVersion))
   }
   if (spec.registration && query.registration !== undefined) {
     if (!UUID.test(query.registration)) bad('registration must be a UUID')

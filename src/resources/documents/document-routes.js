@@ -12,6 +12,7 @@
 
 const express = require('express')
 const { errors } = require('../../errors')
+const { httpDate } = require('../../http/http-date')
 const { requireAuth } = require('../../auth/basic-auth')
 const { conditionsOf, matches } = require('../../http/conditional')
 const { parseMediaType } = require('../../http/media-type')
@@ -19,9 +20,6 @@ const { parseDocumentParams, sha1 } = require('./document-keys')
 
 const MAX_MERGE_ATTEMPTS = 10
 
-function httpDate (date) {
-  return new Date(Math.floor(date.getTime() / 1000) * 1000).toUTCString()
-}
 
 function newValue (content, contentType) {
   return { content, contentType, etag: sha1(content), updated: new Date() }

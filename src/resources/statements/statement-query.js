@@ -23,14 +23,7 @@ function parseBoolean (name, value) {
 }
 
 function parseAgent (value, { validator, xapiVersion }) {
-  let agent
-  try {
-    agent = JSON.parse(value)
-  } catch {
-    bad('agent must be a JSON Agent or Group')
-  }
-  validator.validateActor(agent, xapiVersion, 'agent')
-  return agentKey(agent)
+  return agentKey(validator.parseActorParam(value, xapiVersion))
 }
 
 function parseTime (name, value) {

@@ -5,6 +5,7 @@
 
 const express = require('express')
 const { errors } = require('../../errors')
+const { httpDate } = require('../../http/http-date')
 const { requireAuth } = require('../../auth/basic-auth')
 const { UUID } = require('../../validation/formats')
 const { readStatementBody } = require('./statement-request-body')
@@ -15,11 +16,6 @@ const { buildMultipart } = require('../../http/multipart')
 
 const JSON_TYPE = 'application/json; charset=utf-8'
 
-function httpDate (date) {
-  // Truncate to whole seconds: an HTTP date has no fraction, and rounding up
-  // would put Last-Modified after `stored`.
-  return new Date(Math.floor(date.getTime() / 1000) * 1000).toUTCString()
-}
 
 function statementsRoutes ({ config, credentials, validator, statementWriter, statementReader, attachments }) {
   const router = express.Router({ caseSensitive: true })

@@ -1,0 +1,9 @@
+'use strict'
+
+// Last-Modified value: an HTTP date has no fraction, so truncate to whole
+// seconds; rounding up would put Last-Modified after the stored time.
+function httpDate (date) {
+  return new Date(Math.floor(date.getTime() / 1000) * 1000).toUTCString()
+}
+
+module.exports = { httpDate }
