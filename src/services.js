@@ -28,7 +28,7 @@ function createServices ({ config, database, logger }) {
     repository: statements,
     maxBatch: config.batchMaxStatements,
     maxInFlight: config.maxInFlightStatements,
-    sameStatement: (storedBody, record) => areEquivalent(JSON.parse(storedBody), record.statement, { xapiVersion: record.xapiVersion }),
+    sameStatement: (storedBody, record) => areEquivalent(JSON.parse(storedBody), JSON.parse(record.doc.body), { xapiVersion: record.xapiVersion }),
     afterStore: forwarder ? forwarder.enqueue : null,
     logger
   })

@@ -45,13 +45,14 @@ function createForwarder ({ urls, outbox, statements, logger }) {
     return leased.length
   }
 
-  async function post (upstream, leased) {    const bodies = await statements.findBodiesByIds(leased.map((r) => r.statementId))
+  async function post (upstream, leased) {
+    const bodies = await statements.findBodiesByIds(leased.map((r) => r.statementId))
     const found = leased.filter((r) => bodies.has(r.statementId))
     // Group by xAPI major version so each POST carries a matching header.
     const byVersion = new Map()
     for (const r of found) {
       const body = bodies.get(r.statementId)
-      const version = /"version":"2\./.test(body) ? '2.0.0' : '1.0.3'
+      const version = String(JSON.parse(body).version).startsWith('2.') ? '2.0.0' : '1.0.3'
       if (!byVersion.has(version)) byVersion.set(version, [])
       byVersion.get(version).push(r)
     }

@@ -34,8 +34,10 @@ function toRecord (statement, { stored, storedIso = stored.toISOString(), author
   s.authority = authority
   s.version = statement.version || (xapiVersion === '2.0.0' ? '2.0.0' : '1.0.0')
   const ref = s.object.objectType === 'StatementRef' ? s.object.id.toLowerCase() : null
+  // The record keeps the storage document only: the parsed statement can be
+  // collected while the batch waits (the rare conflict check re-reads the
+  // body), which keeps batch data out of the old generation.
   return {
-    statement: s,
     xapiVersion,
     doc: {
       _id: id,
