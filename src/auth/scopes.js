@@ -19,4 +19,10 @@ function allows (scopes, need) {
   return scopes.some((s) => accepted.includes(s))
 }
 
-module.exports = { allows, KNOWN_SCOPES }
+// Communication 4.2: `statements/read/mine` reads only the statements this
+// credential stored (whose authority is this credential's).
+function readsOnlyOwnStatements (scopes) {
+  return !scopes.some((s) => s === 'all' || s === 'all/read' || s === 'statements/read')
+}
+
+module.exports = { allows, readsOnlyOwnStatements, KNOWN_SCOPES }

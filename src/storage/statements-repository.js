@@ -10,6 +10,7 @@
 //   voiding        true for voiding statements (which cannot be voided)
 //   ref            target id when the object is a StatementRef
 //   referenced     true once some StatementRef targets it (for 2.1.4 filters)
+//   authorityKey   IFI key of the authority (statements/read/mine)
 //   verb, agents, relAgents, activities, relActivities, registration:
 //                  the top-level indexed fields the query parameters need.
 
@@ -41,8 +42,10 @@ function statementsRepository (db, { queryTimeoutMs }) {
       if (ids.length) await col.updateMany({ _id: { $in: ids } }, { $set: { referenced: true } })
     },
 
-    async findOne (id, { voided }) {
-      return col.findOne({ _id: id, voided }, { projection: { body: 1, stored: 1 }, maxTimeMS: queryTimeoutMs })
+    async findOne (id, { voided, authorityKey }) {
+      const filter = { _id: id, voided }
+      if (authorityKey) filter.authorityKey = authorityKey
+      return col.findOne(filter, { projection: { body: 1, stored: 1 }, maxTimeMS: queryTimeoutMs })
     },
 
     async findReferencedIds (filter, { limit }) {

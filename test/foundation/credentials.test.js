@@ -39,3 +39,24 @@ test('npm run credential stores a credential the LRS accepts', async () => {
   }
   assert.equal(status, 200)
 })
+
+test('statements/read/mine reads only the statements stored with that credential (Communication 4.2)', async () => {
+  const lrs = await startLrs()
+  await lrs.database.db.collection('credentials').insertOne({ _id: 'mine', secretHash: hashSecret('m'), scopes: ['statements/write', 'statements/read/mine'] })
+  const mine = ['mine', 'm']
+  const s = (n) => ({ actor: { mbox: `mailto:${n}@example.com` }, verb: { id: 'http://example.com/v/read-mine' }, object: { id: 'http://example.com/o' } })
+  let own
+  for (let i = 0; i < 40 && !own; i++) {
+    const res = await lrs.client('/statements', { method: 'POST', auth: mine, body: s('own') })
+    if (res.status === 200) own = res.json[0]
+    else await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+  assert.ok(own)
+  const [other] = (await lrs.client('/statements', { method: 'POST', body: s('other') })).json
+  const list = await lrs.client(`/statements?verb=${encodeURIComponent('http://example.com/v/read-mine')}`, { auth: mine })
+  assert.deepEqual(list.json.statements.map((x) => x.id), [own])
+  assert.equal((await lrs.client(`/statements?statementId=${other}`, { auth: mine })).status, 404)
+  assert.equal((await lrs.client(`/statements?statementId=${own}`, { auth: mine })).status, 200)
+  const all = await lrs.client(`/statements?verb=${encodeURIComponent('http://example.com/v/read-mine')}`)
+  assert.equal(all.json.statements.length, 2)
+})

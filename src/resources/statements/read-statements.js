@@ -11,8 +11,8 @@ const MAX_REFERENCED = 1000
 const MAX_REFERENCE_DEPTH = 5
 
 function createStatementReader ({ statements }) {
-  async function getOne ({ id, voided }) {
-    const row = await statements.findOne(id, { voided })
+  async function getOne ({ id, voided }, { authorityKey = null } = {}) {
+    const row = await statements.findOne(id, { voided, authorityKey })
     if (!row) throw errors.NotFound(voided ? `no voided statement ${id}` : `no statement ${id}`)
     return row
   }
@@ -32,8 +32,9 @@ function createStatementReader ({ statements }) {
     return referencing.size ? { $or: [match, { _id: { $in: [...referencing] } }] } : match
   }
 
-  async function getPage (q, cursor) {
-    const parts = [{ voided: false }, await selector(q), timeFilter(q, cursor)].filter((p) => Object.keys(p).length)
+  async function getPage (q, cursor, { authorityKey = null } = {}) {
+    const own = authorityKey ? { voided: false, authorityKey } : { voided: false }
+    const parts = [own, await selector(q), timeFilter(q, cursor)].filter((p) => Object.keys(p).length)
     const ors = parts.filter((p) => p.$or).length
     const filter = ors > 1 ? { $and: parts } : Object.assign({}, ...parts)
     const rows = await statements.query(filter, { ascending: q.ascending, limit: q.limit + 1 })

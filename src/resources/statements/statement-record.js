@@ -7,6 +7,7 @@ const crypto = require('node:crypto')
 const { toUtcTimestamp } = require('../../validation/formats')
 const { VOIDED_VERB } = require('../../validation/statement-rules')
 const { queryFields } = require('./query-fields')
+const { agentKey } = require('./agent-keys')
 
 // Data 2.4.6.2.s4.b3: context activities are returned as arrays even when
 // a single object was sent.
@@ -47,6 +48,7 @@ function toRecord (statement, { stored, storedIso = stored.toISOString(), author
       voiding: s.verb.id === VOIDED_VERB,
       ref,
       referenced: false,
+      authorityKey: agentKey(authority), // for credentials limited to statements/read/mine
       ...queryFields(s)
     }
   }

@@ -6,7 +6,9 @@
 const express = require('express')
 const { errors } = require('../../errors')
 const { httpDate } = require('../../http/http-date')
-const { requireAuth } = require('../../auth/basic-auth')
+const { requireAuth, authorityFor } = require('../../auth/basic-auth')
+const { readsOnlyOwnStatements } = require('../../auth/scopes')
+const { agentKey } = require('./agent-keys')
 const { UUID } = require('../../validation/formats')
 const { readStatementBody } = require('./statement-request-body')
 const { parseStatementQuery } = require('./statement-query')
@@ -57,14 +59,15 @@ function statementsRoutes ({ config, credentials, validator, statementWriter, st
       parsed = parseStatementQuery(req.query, { validator, xapiVersion: req.xapiVersion, maxLimit: config.statementsMaxLimit })
     }
     const acceptLanguage = req.headers['accept-language']
+    const scope = { authorityKey: readsOnlyOwnStatements(req.credential.scopes) ? agentKey(authorityFor(req.credential, config)) : null }
     if (parsed.single) {
-      const row = await statementReader.getOne(parsed.single)
+      const row = await statementReader.getOne(parsed.single, scope)
       res.locals.statementCount = 1
       res.setHeader('Last-Modified', httpDate(row.stored))
       const [text] = renderStatements([row], { format: parsed.format, acceptLanguage })
       return send(res, text, [row], parsed.attachments)
     }
-    const page = await statementReader.getPage(parsed.query, parsed.cursor)
+    const page = await statementReader.getPage(parsed.query, parsed.cursor, scope)
     res.locals.statementCount = page.rows.length
     if (page.rows.length) res.setHeader('Last-Modified', httpDate(page.rows.reduce((m, r) => (r.stored > m ? r.stored : m), page.rows[0].stored)))
     const moreUrl = page.next ? encodeMore(req.baseUrl + '/statements', parsed.query, page.next, parsed.format, parsed.attachments) : ''
