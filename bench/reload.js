@@ -8,7 +8,7 @@
 
 const fs = require('node:fs')
 const path = require('node:path')
-const { execFile, execFileSync } = require('node:child_process')
+const { execFile } = require('node:child_process')
 const { promisify } = require('node:util')
 
 const execFileAsync = promisify(execFile)
@@ -24,9 +24,6 @@ async function main () {
   const dbName = 'reload'
   const lrs = await startLrs({ mongodbUri: db.uri, dbName, env: { LRS_LOG_LEVEL: process.env.LRS_LOG_LEVEL || 'warn' } })
   const before = lrs.workerPids()
-  const ssLog = []
-  const port = new URL(lrs.url).port
-  const ss = process.env.BENCH_TRACE ? setInterval(() => { try { ssLog.push(new Date().toISOString() + '\n' + execFileSync('ss', ['-tnpH', 'state', 'established', `( sport = :${port} )`], { encoding: 'utf8' })) } catch {} }, 100) : null
   const load = startLoad({ url: lrs.url, auth: 'bench:bench-secret', connections: 20, batch: 10 })
   let reloadOutput = ''
   try {
@@ -37,7 +34,6 @@ async function main () {
     await sleep(4000)
   } finally {
     await load.stop()
-    if (ss) { clearInterval(ss); fs.writeFileSync('/tmp/reload-ss.log', ssLog.join('\n')) }
   }
   const after = lrs.workerPids()
   const client = new MongoClient(db.uri)

@@ -18,7 +18,6 @@ const { buildMultipart } = require('../../http/multipart')
 
 const JSON_TYPE = 'application/json; charset=utf-8'
 
-
 function statementsRoutes ({ config, credentials, validator, statementWriter, statementReader, attachments }) {
   const router = express.Router({ caseSensitive: true })
   const write = requireAuth(credentials, 'statements:write')
