@@ -136,6 +136,64 @@ test('storing statements', async (t) => {
     assert.deepEqual(got.json.result.extensions, ext)
   })
 
+  // The write path stores the client's own text with the LRS's properties
+  // appended when it can (statement-texts.js), and serialises again when
+  // something must be replaced or normalised.
+  await t.test('statements come back as sent plus what the LRS sets, whatever the JSON layout and string content', async () => {
+    const tricky = statement({
+      result: {
+        response: 'a "quoted" } ] { [ \\ \\" answer, tab\t, newline\n, ünïcödé ✓ 😀',
+        extensions: { 'http://example.com/ext': { '"}': ['{', '}', '\\'], n: [1.5e3, -0.25, null, true] } }
+      }
+    })
+    const plain = statement({ id: crypto.randomUUID(), version: '1.0.3', timestamp: '2024-05-01T08:00:00Z' })
+    const text = '[\n  ' + JSON.stringify(tricky, null, 2) + ' ,\r\n\t' + JSON.stringify(plain) + '\n]\n'
+    const res = await xapi('/statements', { method: 'POST', body: text, headers: { 'Content-Type': 'application/json' } })
+    assert.equal(res.status, 200, res.text)
+    const [a, b] = await Promise.all(res.json.map((id) => xapi(`/statements?statementId=${id}`)))
+    const lrsSet = (got) => ({ id: got.id, stored: got.stored, authority: got.authority, version: got.version, timestamp: got.timestamp })
+    assert.deepEqual(a.json, { ...tricky, ...lrsSet(a.json) })
+    assert.equal(a.json.id, res.json[0])
+    assert.equal(a.json.timestamp, a.json.stored)
+    assert.equal(a.json.version, '1.0.0')
+    assert.deepEqual(b.json, { ...plain, stored: b.json.stored, authority: b.json.authority })
+    assert.deepEqual(a.json.authority.account, { homePage: 'http://localhost/lrs', name: 'admin' })
+    const single = await xapi('/statements', { method: 'POST', body: '  ' + JSON.stringify(tricky) + '  ', headers: { 'Content-Type': 'application/json' } })
+    const c = await xapi(`/statements?statementId=${single.json[0]}`)
+    assert.deepEqual(c.json, { ...tricky, ...lrsSet(c.json) })
+  })
+
+  await t.test('what the LRS sets replaces what the client sent; ids, timestamps and context activities are normalised', async () => {
+    const id = crypto.randomUUID()
+    const parent = { id: 'http://example.com/parent' }
+    const sent = [
+      statement({ id: id.toUpperCase() }),
+      statement({ authority: { mbox: 'mailto:forged@example.com' }, stored: '2000-01-01T00:00:00Z' }),
+      statement({ timestamp: '2024-01-01T10:00:00+02:00', context: { contextActivities: { parent } } }),
+      statement()
+    ]
+    const res = await xapi('/statements', { method: 'POST', body: sent })
+    assert.equal(res.status, 200, res.text)
+    assert.equal(res.json[0], id)
+    const got = (await Promise.all(res.json.map((sid) => xapi(`/statements?statementId=${sid}`)))).map((r) => r.json)
+    assert.equal(got[0].id, id)
+    assert.deepEqual(got[1].authority.account, { homePage: 'http://localhost/lrs', name: 'admin' })
+    assert.notEqual(got[1].stored, '2000-01-01T00:00:00Z')
+    assert.equal(got[1].stored, got[3].stored)
+    assert.equal(got[2].timestamp, '2024-01-01T08:00:00.000Z')
+    assert.deepEqual(got[2].context.contextActivities, { parent: [parent] })
+    const byAuthority = await xapi('/statements?related_agents=true&agent=' + encodeURIComponent(JSON.stringify({ mbox: 'mailto:forged@example.com' })))
+    assert.equal(byAuthority.json.statements.length, 0)
+  })
+
+  await t.test('PUT with the id only in the parameter stores the statement with that id', async () => {
+    const id = crypto.randomUUID()
+    const res = await xapi(`/statements?statementId=${id}`, { method: 'PUT', body: statement() })
+    assert.equal(res.status, 204)
+    const got = await xapi(`/statements?statementId=${id}`)
+    assert.equal(got.json.id, id)
+  })
+
   await t.test('bad JSON is a 400 with a JSON message, never a 500', async () => {
     const res = await xapi('/statements', { method: 'POST', body: '{"actor":', headers: { 'Content-Type': 'application/json' } })
     assert.equal(res.status, 400)

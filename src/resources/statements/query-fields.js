@@ -36,13 +36,14 @@ function addRelatedAgents (s, into) {
   }
 }
 
-function queryFields (statement) {
+// `authority` is the one the LRS sets, which replaces any the client sent.
+function queryFields (statement, authority) {
   const agents = actorKeys(statement.actor, new Set())
   if (isActor(statement.object)) actorKeys(statement.object, agents)
 
   const relAgents = new Set(agents)
   addRelatedAgents(statement, relAgents)
-  actorKeys(statement.authority, relAgents)
+  actorKeys(authority, relAgents)
 
   const activities = new Set()
   if (isActivity(statement.object)) activities.add(statement.object.id)

@@ -9,15 +9,20 @@ const crypto = require('node:crypto')
 const { errors } = require('../../errors')
 const { parseMediaType } = require('../../http/media-type')
 const { parseMultipart } = require('../../http/multipart')
+const { statementTexts } = require('./statement-texts')
 
 const SHA2_BY_HEX_LENGTH = { 64: 'sha256', 96: 'sha384', 128: 'sha512' }
 
+// The parsed body and the JSON text of each statement in it.
 function parseJson (buffer, what) {
+  const text = buffer.toString('utf8')
+  let body
   try {
-    return JSON.parse(buffer.toString('utf8'))
+    body = JSON.parse(text)
   } catch {
     throw errors.InvalidJson(`${what} is not valid JSON`)
   }
+  return { body, texts: statementTexts(text) }
 }
 
 function attachmentsOf (statements) {
@@ -29,7 +34,8 @@ function attachmentsOf (statements) {
   return list
 }
 
-// Returns { body: parsed JSON (object or array), parts: Map(sha2 -> { contentType, body }) }.
+// Returns { body: parsed JSON (object or array), texts: each statement's JSON
+// text (or null), parts: Map(sha2 -> { contentType, body }) }.
 function readStatementBody (req) {
   const { type, params } = parseMediaType(req.headers['content-type'])
   if (type === 'multipart/mixed') return readMultipart(req.rawBody, params.boundary)
@@ -37,14 +43,14 @@ function readStatementBody (req) {
     throw errors.BadRequest(`Content-Type ${type} is not accepted here: send application/json or multipart/mixed`)
   }
   if (!req.rawBody.length) throw errors.InvalidJson('request body is empty')
-  const body = parseJson(req.rawBody, 'request body')
+  const { body, texts } = parseJson(req.rawBody, 'request body')
   const statements = Array.isArray(body) ? body : [body]
   for (const a of attachmentsOf(statements)) {
     if (a && typeof a === 'object' && a.fileUrl === undefined) {
       throw errors.InvalidAttachments('an attachment without fileUrl must be sent as a multipart/mixed part')
     }
   }
-  return { body, parts: new Map() }
+  return { body, texts, parts: new Map() }
 }
 
 function readMultipart (rawBody, boundary) {
@@ -53,7 +59,7 @@ function readMultipart (rawBody, boundary) {
   if (parseMediaType(first.headers['content-type']).type !== 'application/json') {
     throw errors.InvalidAttachments('the first multipart part must be application/json with the statements')
   }
-  const body = parseJson(first.body, 'statement part')
+  const { body, texts } = parseJson(first.body, 'statement part')
   const statements = Array.isArray(body) ? body : [body]
   const parts = new Map()
   for (const part of rest) {
@@ -79,7 +85,7 @@ function readMultipart (rawBody, boundary) {
   for (const hash of parts.keys()) {
     if (!declared.has(hash)) throw errors.InvalidAttachments(`part ${hash} matches no attachment of the statements`)
   }
-  return { body, parts }
+  return { body, texts, parts }
 }
 
 module.exports = { readStatementBody }

@@ -27,24 +27,26 @@ function statementsRoutes ({ config, credentials, validator, statementWriter, st
     for (const name of Object.keys(req.query)) if (name !== 'statementId') throw errors.InvalidParameter(`unknown parameter "${name}"`)
     const id = req.query.statementId
     if (typeof id !== 'string' || !UUID.test(id)) throw errors.InvalidParameter('PUT /statements requires a statementId parameter that is a UUID')
-    const { body, parts } = readStatementBody(req)
+    const { body, texts, parts } = readStatementBody(req)
     if (Array.isArray(body)) throw errors.InvalidStatement('PUT /statements takes a single statement, not an array')
     if (body && typeof body === 'object' && body.id !== undefined && String(body.id).toLowerCase() !== id.toLowerCase()) {
       throw errors.InvalidStatement('statement id does not match the statementId parameter')
     }
     const statement = body && typeof body === 'object' ? { ...body, id: body.id !== undefined ? body.id : id } : body
     res.locals.statementCount = 1
-    await statementWriter.storeStatements({ statements: [statement], parts, credential: req.credential, xapiVersion: req.xapiVersion })
+    // The client's text lacks the id when it came from the parameter only.
+    const statementTexts = body && body.id !== undefined ? texts : null
+    await statementWriter.storeStatements({ statements: [statement], texts: statementTexts, parts, credential: req.credential, xapiVersion: req.xapiVersion })
     res.status(204).end()
   })
 
   router.post('/statements', write, async (req, res) => {
     const names = Object.keys(req.query)
     if (names.length) throw errors.InvalidParameter(`unknown parameter "${names[0]}"`)
-    const { body, parts } = readStatementBody(req)
+    const { body, texts, parts } = readStatementBody(req)
     const statements = Array.isArray(body) ? body : [body]
     res.locals.statementCount = statements.length
-    const ids = await statementWriter.storeStatements({ statements, parts, credential: req.credential, xapiVersion: req.xapiVersion })
+    const ids = await statementWriter.storeStatements({ statements, texts, parts, credential: req.credential, xapiVersion: req.xapiVersion })
     res.status(200).type(JSON_TYPE).end(JSON.stringify(ids))
   })
 

@@ -9,16 +9,19 @@ const { errors } = require('../../errors')
 const { authorityFor } = require('../../auth/basic-auth')
 const { verifySignature, SIGNATURE_USAGE } = require('./signatures')
 const { toRecord } = require('./statement-record')
+const { agentKey } = require('./agent-keys')
 
 function createStatementWriter ({ config, validator, batcher, attachments }) {
-  async function storeStatements ({ statements, parts, credential, xapiVersion }) {
+  // `texts`: each statement's JSON text as sent, when known (see statement-texts.js).
+  async function storeStatements ({ statements, texts, parts, credential, xapiVersion }) {
     validateEach(statements, xapiVersion)
     assertUniqueIds(statements)
     verifySignatures(statements, parts, xapiVersion)
     const stored = new Date()
     const authority = authorityFor(credential, config)
-    const storedIso = stored.toISOString()
-    const records = statements.map((s) => toRecord(s, { stored, storedIso, authority, xapiVersion }))
+    const shared = { stored, storedIso: stored.toISOString(), authority, authorityJson: JSON.stringify(authority), authorityKey: agentKey(authority), xapiVersion }
+    const sent = texts && texts.length === statements.length ? texts : null
+    const records = statements.map((s, i) => toRecord(s, sent ? { ...shared, text: sent[i] } : shared))
     await attachments.saveMany(attachmentParts(parts))
     await batcher.submit(records)
     return records.map((r) => r.doc._id)
