@@ -56,17 +56,26 @@ async function startLrs ({ mongodbUri, dbName, env = {} }) {
     url,
     pid: child.pid,
     pm2Home,
-    workerPids: () => {
-      try {
-        return execFileSync('pgrep', ['-P', String(child.pid)], { encoding: 'utf8' }).trim().split('\n').filter(Boolean).map(Number)
-      } catch { return [] }
-    },
+    // The LRS workers only, not the embedded database app PM2 may also run.
+    workerPids: () => childPids(child.pid).filter((pid) => commandLine(pid).includes('src/server.js')),
     stop: () => new Promise((resolve) => {
       if (child.exitCode !== null) return resolve()
       child.once('exit', resolve)
       child.kill('SIGINT')
     })
   }
+}
+
+function childPids (pid) {
+  try {
+    return execFileSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' }).trim().split('\n').filter(Boolean).map(Number)
+  } catch { return [] }
+}
+
+function commandLine (pid) {
+  try {
+    return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ')
+  } catch { return '' }
 }
 
 // CPU seconds (user + system) a process has used, from /proc.
@@ -79,4 +88,4 @@ function cpuSeconds (pid) {
   }
 }
 
-module.exports = { startDatabase, startLrs, cpuSeconds, freePort }
+module.exports = { startDatabase, startLrs, cpuSeconds, freePort, childPids, commandLine }

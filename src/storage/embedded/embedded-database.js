@@ -57,11 +57,22 @@ function waitForPort (port, { timeoutMs, child }) {
   })
 }
 
+// On Linux the database gets SIGTERM when the process that started it dies,
+// even by kill -9 (setpriv execs the database, so the pid stays its own).
+// Otherwise an orphan would keep the port and the data folder, and PM2's
+// restart of the embedded database app would fail over and over.
+const SETPRIV = ['/usr/bin/setpriv', '/bin/setpriv'].find((f) => process.platform === 'linux' && fs.existsSync(f))
+
+function spawnTiedToParent (file, args, options) {
+  if (!SETPRIV) return spawn(file, args, options)
+  return spawn(SETPRIV, ['--pdeathsig', 'TERM', '--', file, ...args], options)
+}
+
 async function startEmbeddedDatabase ({ dataDir, port, timeoutMs = 30000, stdio = 'inherit' }) {
   const dir = path.resolve(dataDir)
   fs.mkdirSync(dir, { recursive: true })
   const { engine, file, args } = commandFor({ dataDir: dir, port })
-  const child = spawn(file, args, { stdio: ['ignore', stdio, stdio] })
+  const child = spawnTiedToParent(file, args, { stdio: ['ignore', stdio, stdio] })
   await waitForPort(port, { timeoutMs, child })
   return {
     engine,
