@@ -13,16 +13,60 @@
 //   authorityKey   IFI key of the authority (statements/read/mine)
 //   verb, agents, relAgents, activities, relActivities, registration:
 //                  the top-level indexed fields the query parameters need.
+//
+// A voiding statement or a StatementRef may arrive before its target
+// (another client, another worker, a forwarder catching up). Its flag then
+// goes into a marker document { _id, awaitingStatement: true, voided |
+// referenced } that the target replaces when it is stored, keeping the flags
+// (Data 2.3.2.s2.b3: voided whenever the LRS contains a voiding statement
+// for it). Markers have no body and never match voided: false, so readers
+// skip them. Written without reading: the write path reads only when an
+// insert reports duplicate ids.
 
-const { insertManyReportingDuplicates } = require('./insert-many')
+const { insertManyReportingDuplicates, DUPLICATE_KEY } = require('./insert-many')
 
 function statementsRepository (db, { queryTimeoutMs }) {
   const col = db.collection('statements')
 
+  // Sets flags on statements, or leaves markers for ids not stored yet.
+  // `condition` limits which stored statements take the flags; a stored
+  // statement outside it makes the upsert hit its _id, which is ignored.
+  async function setFlagsOrMark (ids, flags, condition = {}) {
+    if (!ids.length) return
+    const ops = ids.map((id) => ({
+      updateOne: { filter: { _id: id, ...condition }, update: { $set: flags, $setOnInsert: { awaitingStatement: true } }, upsert: true }
+    }))
+    try {
+      await col.bulkWrite(ops, { ordered: false })
+    } catch (err) {
+      const list = [].concat(err.writeErrors || [])
+      if (!list.length || err.writeConcernError || list.some((e) => (e.code ?? e.err?.code) !== DUPLICATE_KEY)) throw err
+    }
+  }
+
+  // Of the ids an insert found taken, those held by markers get the
+  // statement, with the marker's flags. Returns the ids still taken.
+  async function replaceMarkers (docs, takenIds) {
+    const markers = await col.find({ _id: { $in: takenIds }, awaitingStatement: true }, { maxTimeMS: queryTimeoutMs }).toArray()
+    if (!markers.length) return takenIds
+    const byId = new Map(docs.map((d) => [d._id, d]))
+    const replaced = new Set()
+    for (const marker of markers) {
+      const doc = byId.get(marker._id)
+      const flags = { voided: marker.voided === true && !doc.voiding, referenced: marker.referenced === true }
+      const result = await col.replaceOne({ _id: marker._id, awaitingStatement: true }, { ...doc, ...flags })
+      if (result.modifiedCount === 1) replaced.add(marker._id)
+    }
+    return takenIds.filter((id) => !replaced.has(id))
+  }
+
   return {
     // Inserts all docs (unordered). Returns the ids that already existed;
     // any other failure throws.
-    insertMany: (docs) => insertManyReportingDuplicates(col, docs),
+    async insertMany (docs) {
+      const taken = await insertManyReportingDuplicates(col, docs)
+      return taken.length ? replaceMarkers(docs, taken) : taken
+    },
 
     async findBodiesByIds (ids) {
       const rows = await col.find({ _id: { $in: ids } }, { projection: { body: 1 }, maxTimeMS: queryTimeoutMs }).toArray()
@@ -34,18 +78,15 @@ function statementsRepository (db, { queryTimeoutMs }) {
     },
 
     // Data 2.3.2: voiding never applies to a voiding statement.
-    async markVoided (ids) {
-      if (ids.length) await col.updateMany({ _id: { $in: ids }, voiding: { $ne: true } }, { $set: { voided: true } })
-    },
+    markVoided: (ids) => setFlagsOrMark(ids, { voided: true }, { voiding: { $ne: true } }),
 
-    async markReferenced (ids) {
-      if (ids.length) await col.updateMany({ _id: { $in: ids } }, { $set: { referenced: true } })
-    },
+    markReferenced: (ids) => setFlagsOrMark(ids, { referenced: true }),
 
     async findOne (id, { voided, authorityKey }) {
       const filter = { _id: id, voided }
       if (authorityKey) filter.authorityKey = authorityKey
-      return col.findOne(filter, { projection: { body: 1, stored: 1 }, maxTimeMS: queryTimeoutMs })
+      const row = await col.findOne(filter, { projection: { body: 1, stored: 1 }, maxTimeMS: queryTimeoutMs })
+      return row && row.body !== undefined ? row : null
     },
 
     async findReferencedIds (filter, { limit }) {

@@ -102,6 +102,36 @@ test('reading statements', async (t) => {
     assert.equal(res.status, 200)
   })
 
+  // Data 2.3.2.s2.b3: voided whenever the LRS contains a voiding statement
+  // for it, whichever arrived first.
+  await t.test('a statement whose voiding statement arrived first is voided when it is stored', async () => {
+    const lateVerb = `http://example.com/verbs/${crypto.randomUUID()}`
+    const target = crypto.randomUUID()
+    const [voiding] = await post(statement({ verb: { id: VOIDED }, object: { objectType: 'StatementRef', id: target } }))
+    assert.equal((await xapi(`/statements?voidedStatementId=${target}`)).status, 404)
+    assert.deepEqual(await post(statement({ id: target, verb: { id: lateVerb } })), [target])
+    assert.equal((await xapi(`/statements?statementId=${target}`)).status, 404)
+    const voided = await xapi(`/statements?voidedStatementId=${target}`)
+    assert.equal(voided.status, 200)
+    assert.equal(voided.json.verb.id, lateVerb)
+    const page = await xapi(`/statements?verb=${encodeURIComponent(lateVerb)}`)
+    assert.deepEqual(page.json.statements.map((s) => s.id), [voiding])
+  })
+
+  await t.test('a voiding statement voided before it arrived stays visible; a StatementRef that arrived first still links its target (Communication 2.1.4)', async () => {
+    const lateVerb = `http://example.com/verbs/${crypto.randomUUID()}`
+    const first = crypto.randomUUID()
+    await post(statement({ verb: { id: VOIDED }, object: { objectType: 'StatementRef', id: first } }))
+    await post(statement({ id: first, verb: { id: VOIDED }, object: { objectType: 'StatementRef', id: crypto.randomUUID() } }))
+    assert.equal((await xapi(`/statements?statementId=${first}`)).status, 200)
+
+    const target = crypto.randomUUID()
+    const [referencing] = await post(statement({ object: { objectType: 'StatementRef', id: target } }))
+    await post(statement({ id: target, verb: { id: lateVerb } }))
+    const page = await xapi(`/statements?verb=${encodeURIComponent(lateVerb)}`)
+    assert.deepEqual(page.json.statements.map((s) => s.id).sort(), [target, referencing].sort())
+  })
+
   await t.test('format=ids keeps only identifiers; canonical keeps one language by Accept-Language', async () => {
     const [id] = await post(statement({
       verb: { id: verb, display: { 'en-US': 'did', 'fr-FR': 'a fait' } },
