@@ -33,6 +33,11 @@ apps.push({
   // write batcher before PM2 would kill it.
   kill_timeout: config.shutdownTimeoutMs + 5000,
   autorestart: true,
+  // A batch's statements live until the database acknowledges them (tens
+  // of ms). With V8's small default young generation they outlive a
+  // scavenge or two and are copied, then promoted and marked: at batch 20
+  // the larger young generation cut worker CPU per statement by ~7 %.
+  node_args: ['--max-semi-space-size=64', '--min-semi-space-size=32'],
   max_memory_restart: '1G',
   env: { NODE_ENV: 'production' }
 })

@@ -67,9 +67,9 @@ function serialize (statement, { id, storedIso, authority, xapiVersion }) {
 // (2.0 §4.2.4.2). Timestamps are kept in UTC (2.0 §4.2.7). `text` is the
 // statement's JSON as the client sent it, when known.
 function toRecord (statement, {
-  stored, storedIso = stored.toISOString(), authority, xapiVersion, text,
+  stored, storedIso = stored.toISOString(), authority, xapiVersion,
   authorityJson = JSON.stringify(authority), authorityKey = agentKey(authority)
-}) {
+}, text) {
   const id = statement.id ? statement.id.toLowerCase() : crypto.randomUUID()
   const parts = { id, storedIso, authority, authorityJson, xapiVersion }
   const body = text !== undefined && keepsClientText(statement) ? appendLrsProperties(text, statement, parts) : serialize(statement, parts)

@@ -21,7 +21,7 @@ function createStatementWriter ({ config, validator, batcher, attachments }) {
     const authority = authorityFor(credential, config)
     const shared = { stored, storedIso: stored.toISOString(), authority, authorityJson: JSON.stringify(authority), authorityKey: agentKey(authority), xapiVersion }
     const sent = texts && texts.length === statements.length ? texts : null
-    const records = statements.map((s, i) => toRecord(s, sent ? { ...shared, text: sent[i] } : shared))
+    const records = statements.map((s, i) => toRecord(s, shared, sent ? sent[i] : undefined))
     await attachments.saveMany(attachmentParts(parts))
     await batcher.submit(records)
     return records.map((r) => r.doc._id)
