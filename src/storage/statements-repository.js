@@ -23,7 +23,7 @@
 // skip them. Written without reading: the write path reads only when an
 // insert reports duplicate ids.
 
-const { insertManyReportingDuplicates, DUPLICATE_KEY } = require('./insert-many')
+const { insertManyReportingDuplicates, onlyDuplicateKeyErrors } = require('./insert-many')
 
 function statementsRepository (db, { queryTimeoutMs }) {
   const col = db.collection('statements')
@@ -39,8 +39,7 @@ function statementsRepository (db, { queryTimeoutMs }) {
     try {
       await col.bulkWrite(ops, { ordered: false })
     } catch (err) {
-      const list = [].concat(err.writeErrors || [])
-      if (!list.length || err.writeConcernError || list.some((e) => (e.code ?? e.err?.code) !== DUPLICATE_KEY)) throw err
+      if (!onlyDuplicateKeyErrors(err)) throw err
     }
   }
 

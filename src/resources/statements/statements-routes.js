@@ -35,8 +35,8 @@ function statementsRoutes ({ config, credentials, validator, statementWriter, st
     const statement = body && typeof body === 'object' ? { ...body, id: body.id !== undefined ? body.id : id } : body
     res.locals.statementCount = 1
     // The client's text lacks the id when it came from the parameter only.
-    const statementTexts = body && body.id !== undefined ? texts : null
-    await statementWriter.storeStatements({ statements: [statement], texts: statementTexts, parts, credential: req.credential, xapiVersion: req.xapiVersion })
+    const sentTexts = body && body.id !== undefined ? texts : null
+    await statementWriter.storeStatements({ statements: [statement], texts: sentTexts, parts, credential: req.credential, xapiVersion: req.xapiVersion })
     res.status(204).end()
   })
 
