@@ -7,28 +7,28 @@ const express = require('express')
 const { requestContext } = require('./http/request-context')
 const { healthRoutes } = require('./http/health-routes')
 const { cors } = require('./http/cors')
-const { rawBody } = require('./http/raw-body')
-const { xapiVersion, DEFAULT_VERSION } = require('./http/xapi-version')
+const { requestBodies } = require('./http/raw-body')
+const { xapiVersion, fallbackVersion } = require('./http/xapi-version')
 const { errorHandler, notFound } = require('./http/error-handler')
+const { authenticate } = require('./auth/basic-auth')
 const { aboutRoutes } = require('./resources/about/about-routes')
 const { xapiResourceRoutes } = require('./resources/routes')
+const { adminRoutes } = require('./admin/admin-routes')
 
 function createApp (deps) {
-  const { config, logger, lifecycle } = deps
+  const { config, logger, lifecycle, credentials, loadShedder } = deps
   const app = express()
   app.disable('x-powered-by')
   app.set('etag', false) // xAPI wants strong ETags where it wants them, set by the resources
   app.set('query parser', 'simple')
+  app.set('trust proxy', config.trustProxy)
 
   app.use(requestContext(logger))
   // Every response carries the header; xAPI routes replace it with the
   // negotiated version.
-  const fallbackVersion = config.defaultXapiVersion === 'auto' ? DEFAULT_VERSION : config.defaultXapiVersion
+  const version = fallbackVersion(config)
   app.use((req, res, next) => {
-    res.setHeader('X-Experience-API-Version', fallbackVersion)
-    next()
-  })
-  app.use((req, res, next) => {
+    res.setHeader('X-Experience-API-Version', version)
     // While shutting down, requests are still served; the connection closes after.
     if (lifecycle.shuttingDown) res.setHeader('Connection', 'close')
     next()
@@ -36,11 +36,19 @@ function createApp (deps) {
   app.use(healthRoutes(deps))
 
   const xapi = express.Router({ caseSensitive: true })
-  xapi.use(cors)
+  xapi.use(cors(config))
   xapi.use(aboutRoutes(deps))
-  xapi.use(rawBody({ limit: config.bodyLimit, maxInFlightBytes: config.maxInFlightBytes }))
+  xapi.use(authenticate(credentials)) // before the body is read
+  xapi.use(loadShedder.middleware)
+  xapi.use(requestBodies({ limit: config.bodyLimit, maxInFlightBytes: config.maxInFlightBytes }))
   xapi.use(xapiResourceRoutes(deps, { versionCheck: xapiVersion(config) }))
   app.use('/xapi', xapi)
+
+  const admin = express.Router({ caseSensitive: true })
+  admin.use(authenticate(credentials))
+  admin.use(express.json({ limit: '1mb' }))
+  admin.use(adminRoutes(deps))
+  app.use('/admin', admin)
 
   app.use(notFound)
   app.use(errorHandler())

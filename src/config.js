@@ -5,7 +5,6 @@
 // validated once at start (ajv), frozen, and passed down; nothing else in
 // src/ reads process.env.
 
-const os = require('node:os')
 const path = require('node:path')
 const Ajv = require('ajv')
 
@@ -14,6 +13,7 @@ const SETTINGS = [
   { key: 'host', env: 'HOST', type: 'string', default: '0.0.0.0', doc: 'HTTP listen address.' },
   { key: 'mongodbUri', env: 'MONGODB_URI', type: 'string', default: '', doc: 'MongoDB connection string. Unset: an embedded database is started (mongod from PATH, else FerretDB 1.24 on SQLite) with its data in LRS_DATA_DIR.' },
   { key: 'mongodbDb', env: 'MONGODB_DB', type: 'string', default: 'lrs', pattern: '^[A-Za-z0-9_-]{1,63}$', doc: 'Database name.' },
+  { key: 'mongodbPoolSize', env: 'MONGODB_POOL_SIZE', type: 'integer', default: 50, minimum: 1, doc: 'Most connections each worker opens to MongoDB.' },
   { key: 'writeConcern', env: 'LRS_WRITE_CONCERN', type: 'string', default: 'majority', pattern: '^(majority|[0-9]+)$', doc: 'Write concern `w` for statement and document writes, always with `j:true`: a request is answered only after the write is journaled on this many members (`majority`: a majority of the replica set; on a single server, that server\'s journal).' },
   { key: 'queryTimeoutMs', env: 'LRS_QUERY_TIMEOUT_MS', type: 'integer', default: 30000, minimum: 100, doc: 'maxTimeMS on every database query (ms).' },
   { key: 'dataDir', env: 'LRS_DATA_DIR', type: 'string', default: './data', doc: 'Data folder of the embedded database (only without MONGODB_URI).' },
@@ -23,13 +23,29 @@ const SETTINGS = [
   { key: 'authorityHomePage', env: 'LRS_AUTHORITY_HOMEPAGE', type: 'string', default: 'http://localhost/lrs', doc: 'account.homePage of the authority Agent the LRS sets on statements (its account.name is the credential key).' },
   { key: 'defaultXapiVersion', env: 'LRS_DEFAULT_XAPI_VERSION', type: 'string', default: 'auto', enum: ['auto', '1.0.3', '2.0.0'], doc: 'xAPI version reported in X-Experience-API-Version when a request carries no valid version header (that request still gets 400). `auto`: the version the same client (same Authorization header) last used on this worker, else 1.0.3.' },
   { key: 'statementsMaxLimit', env: 'LRS_STATEMENTS_MAX_LIMIT', type: 'integer', default: 100, minimum: 1, maximum: 10000, doc: 'Most statements in one GET /statements page; also what limit=0 means.' },
-  { key: 'bodyLimit', env: 'LRS_BODY_LIMIT', type: 'integer', default: 20 * 1024 * 1024, minimum: 1024, doc: 'Largest request body in bytes (statements, attachments, documents); larger gets 413.' },
-  { key: 'batchMaxStatements', env: 'LRS_BATCH_MAX_STATEMENTS', type: 'integer', default: 1000, minimum: 1, doc: 'Most statements the write batcher puts in one insertMany.' },
+  { key: 'bodyLimit', env: 'LRS_BODY_LIMIT', type: 'integer', default: 20 * 1024 * 1024, minimum: 1024, doc: 'Largest request body in bytes (statements with their attachments, documents); larger gets 413 before it is read.' },
+  { key: 'maxStatementsPerRequest', env: 'LRS_MAX_STATEMENTS_PER_REQUEST', type: 'integer', default: 1000, minimum: 1, doc: 'Most statements in one POST; more gets 413.' },
+  { key: 'maxStatementBytes', env: 'LRS_MAX_STATEMENT_BYTES', type: 'integer', default: 1024 * 1024, minimum: 1024, maximum: 15 * 1024 * 1024, doc: 'Largest single statement as stored (bytes of JSON); larger gets 413. At most 15 MiB (a MongoDB document holds 16 MiB).' },
+  { key: 'maxJsonDepth', env: 'LRS_MAX_JSON_DEPTH', type: 'integer', default: 32, minimum: 8, maximum: 1000, doc: 'Deepest nesting of objects and arrays in a statement request, an agent parameter or a merged JSON document; deeper gets 400.' },
+  { key: 'maxStringLength', env: 'LRS_MAX_STRING_LENGTH', type: 'integer', default: 256 * 1024, minimum: 1024, doc: 'Longest string (characters, keys included) in a statement request or an agent parameter; longer gets 400.' },
+  { key: 'maxIriLength', env: 'LRS_MAX_IRI_LENGTH', type: 'integer', default: 2048, minimum: 64, doc: 'Longest IRI (ids of verbs and activities, extension keys, ...) in statements and query parameters; longer gets 400.' },
+  { key: 'maxDocumentBytes', env: 'LRS_MAX_DOCUMENT_BYTES', type: 'integer', default: 8 * 1024 * 1024, minimum: 1024, maximum: 15 * 1024 * 1024, doc: 'Largest State, Activity Profile or Agent Profile document (bytes); larger gets 413. At most 15 MiB (a MongoDB document holds 16 MiB). Attachments are stored in chunks and are bounded by LRS_BODY_LIMIT only.' },
+  { key: 'batchMaxStatements', env: 'LRS_BATCH_MAX_STATEMENTS', type: 'integer', default: 1000, minimum: 1, doc: 'Most statements the write batcher puts in one write.' },
+  { key: 'batchConcurrentWrites', env: 'LRS_BATCH_CONCURRENT_WRITES', type: 'integer', default: 4, minimum: 1, doc: 'Most batch writes in flight at once per worker (a second one starts only when a full batch waits).' },
   { key: 'maxInFlightStatements', env: 'LRS_MAX_IN_FLIGHT_STATEMENTS', type: 'integer', default: 10000, minimum: 1, doc: 'Statements accepted but not yet stored, per worker; beyond it requests get 429 with Retry-After.' },
-  { key: 'maxInFlightBytes', env: 'LRS_MAX_IN_FLIGHT_BYTES', type: 'integer', default: 64 * 1024 * 1024, minimum: 1024, doc: 'Request body bytes held in memory at once, per worker; beyond it requests get 429 with Retry-After before their body is read.' },
+  { key: 'maxInFlightBytes', env: 'LRS_MAX_IN_FLIGHT_BYTES', type: 'integer', default: 64 * 1024 * 1024, minimum: 1024, doc: 'Request body bytes held in memory at once, per worker; beyond it requests get 429 with Retry-After before their body is read. Only authenticated requests spend it.' },
+  { key: 'maxWaitMs', env: 'LRS_MAX_WAIT_MS', type: 'integer', default: 1000, minimum: 10, doc: 'Longest expected wait before a request is served (event-loop lag, plus the write backlog for statement writes); beyond it requests get 429 with Retry-After before their body is read, so accepted requests keep their latency under overload (ms).' },
+  { key: 'consistencyMarginMs', env: 'LRS_CONSISTENCY_MARGIN_MS', type: 'integer', default: 1000, minimum: 10, doc: 'X-Experience-API-Consistent-Through is now minus this margin: every statement stored at or before it is visible, on every worker. A batch that takes longer to become visible is given a later stored time before it is acknowledged (ms).' },
+  { key: 'cursorKey', env: 'LRS_CURSOR_KEY', type: 'string', default: '', pattern: '^(|.{32,})$', doc: 'Key (32 characters or more) that signs `more` continuation tokens. Unset: a random key is created once and kept in the database, shared by every worker and restart.' },
+  { key: 'corsOrigins', env: 'LRS_CORS_ORIGINS', type: 'string', default: '*', doc: 'Comma-separated origins browser content may call the LRS from, with credentials (`*`: any origin). Other origins get no CORS headers.' },
+  { key: 'trustProxy', env: 'LRS_TRUST_PROXY', type: 'string', default: 'false', doc: 'Express `trust proxy`: `false`, `true`, a hop count or addresses/subnets. Decides which client address failed-authentication limits count per (behind a proxy, set it, or every client shares the proxy\'s address).' },
+  { key: 'authMaxFailures', env: 'LRS_AUTH_MAX_FAILURES', type: 'integer', default: 10, minimum: 1, doc: 'Failed authentications per key, and per client address, within LRS_AUTH_FAILURE_WINDOW_S before further attempts get 429 with Retry-After (per worker; headers already verified are not limited).' },
+  { key: 'authFailureWindowS', env: 'LRS_AUTH_FAILURE_WINDOW_S', type: 'integer', default: 60, minimum: 1, doc: 'Window of LRS_AUTH_MAX_FAILURES (s).' },
+  { key: 'credentialRefreshS', env: 'LRS_CREDENTIAL_REFRESH_S', type: 'integer', default: 300, minimum: 1, doc: 'How often each worker re-reads the credentials (s); an unknown key triggers a read at once (at most once a second).' },
   { key: 'forwardUrls', env: 'LRS_FORWARD_URLS', type: 'string', default: '', doc: 'Comma-separated upstream LRS statement endpoints (https://user:pass@host/xapi). Empty: forwarding off, and the write path reads nothing back.' },
   { key: 'logLevel', env: 'LRS_LOG_LEVEL', type: 'string', default: 'info', enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], doc: 'pino log level.' },
   { key: 'instances', env: 'LRS_INSTANCES', type: 'string', default: 'max', pattern: '^(max|-?[0-9]+)$', doc: 'PM2 cluster workers (`max` = one per core). Read by ecosystem.config.js.' },
+  { key: 'keepAliveTimeoutMs', env: 'LRS_KEEP_ALIVE_TIMEOUT_MS', type: 'integer', default: 65000, minimum: 1000, doc: 'How long an idle keep-alive connection stays open (ms); above the idle timeout of any load balancer in front (often 60 s).' },
   { key: 'shutdownGraceMs', env: 'LRS_SHUTDOWN_GRACE_MS', type: 'integer', default: 1500, minimum: 0, doc: 'On shutdown, how long open keep-alive connections are still served (with Connection: close) before idle ones are closed (ms).' },
   { key: 'shutdownTimeoutMs', env: 'LRS_SHUTDOWN_TIMEOUT_MS', type: 'integer', default: 10000, minimum: 100, doc: 'Longest graceful shutdown (ms); PM2 kill_timeout is set above it.' }
 ]
@@ -62,6 +78,7 @@ function loadConfig (env = process.env) {
   }
   if (raw.adminUser && !raw.adminPassword) throw new Error('invalid configuration: LRS_ADMIN_PASSWORD is required with LRS_ADMIN_USER')
   if (raw.adminUser.includes(':')) throw new Error('invalid configuration: LRS_ADMIN_USER must not contain ":"')
+  const corsOrigins = raw.corsOrigins.split(',').map((o) => o.trim()).filter(Boolean)
   const forwardUrls = raw.forwardUrls ? raw.forwardUrls.split(',').map((u) => u.trim()).filter(Boolean) : []
   for (const u of forwardUrls) {
     try { new URL(u) } catch { throw new Error(`invalid configuration: LRS_FORWARD_URLS has a bad URL: ${u}`) } // eslint-disable-line no-new
@@ -69,11 +86,19 @@ function loadConfig (env = process.env) {
   return Object.freeze({
     ...raw,
     forwardUrls: Object.freeze(forwardUrls),
+    corsOrigins: Object.freeze(corsOrigins),
+    trustProxy: parseTrustProxy(raw.trustProxy),
     embeddedDatabase: !raw.mongodbUri,
     mongodbUri: raw.mongodbUri || `mongodb://127.0.0.1:${raw.embeddedDbPort}/`,
-    dataDir: path.resolve(raw.dataDir),
-    cpus: os.availableParallelism ? os.availableParallelism() : os.cpus().length
+    dataDir: path.resolve(raw.dataDir)
   })
+}
+
+function parseTrustProxy (value) {
+  if (value === 'false') return false
+  if (value === 'true') return true
+  if (/^[0-9]+$/.test(value)) return Number(value)
+  return value
 }
 
 module.exports = { loadConfig, SETTINGS }

@@ -1,7 +1,8 @@
 'use strict'
 
 // The error catalogue. Each entry has a stable code (never reused once
-// retired), an HTTP status and a message named after the xAPI condition.
+// retired; LRS_ERR_MEDIA_TYPE is retired), an HTTP status and a message
+// named after the xAPI condition.
 // Errors become HTTP responses in exactly one place: src/http/error-handler.js.
 
 class LrsError extends Error {
@@ -37,10 +38,10 @@ const errors = {
   DocumentConflict: define('LRS_ERR_DOCUMENT_CONFLICT', 409, 'The document exists: send If-Match with its ETag (or If-None-Match: *) to change it'),
   PreconditionFailed: define('LRS_ERR_PRECONDITION_FAILED', 412, 'Precondition failed'),
   PayloadTooLarge: define('LRS_ERR_PAYLOAD_TOO_LARGE', 413, 'Request body too large'),
-  UnsupportedMediaType: define('LRS_ERR_MEDIA_TYPE', 415, 'Unsupported Content-Type'),
   TooManyRequests: define('LRS_ERR_OVERLOADED', 429, 'The LRS is at capacity; retry shortly'),
   Internal: define('LRS_ERR_INTERNAL', 500, 'Internal server error'),
-  DatabaseUnavailable: define('LRS_ERR_DATABASE_UNAVAILABLE', 503, 'The database is unavailable; retry shortly')
+  DatabaseUnavailable: define('LRS_ERR_DATABASE_UNAVAILABLE', 503, 'The database is unavailable; retry shortly'),
+  QueryTimeout: define('LRS_ERR_QUERY_TIMEOUT', 504, 'The query ran longer than LRS_QUERY_TIMEOUT_MS: narrow it (agent, verb, activity, registration, a since/until range) or ask for a smaller limit')
 }
 
 module.exports = { LrsError, errors }

@@ -25,4 +25,10 @@ function bufferedStdout () {
   return stream
 }
 
-module.exports = { createLogger }
+// For command-line tools and short-lived processes: synchronous, on stderr,
+// so nothing is lost when they exit right after logging.
+function createToolLogger (config) {
+  return createLogger(config, pino.destination({ dest: 2, sync: true }))
+}
+
+module.exports = { createLogger, createToolLogger }

@@ -3,31 +3,39 @@
 // Reads config, connects, listens, tells PM2 it is ready, and shuts down
 // gracefully: stop accepting, flush the write batcher, close, exit.
 
+const crypto = require('node:crypto')
 const http = require('node:http')
 const net = require('node:net')
 const { loadConfig } = require('./config')
 const { createLogger } = require('./logger')
-const { openDatabase } = require('./storage/database')
+const { openStorage } = require('./storage')
 const { createCredentialStore } = require('./auth/credential-store')
 const { createServices } = require('./services')
+const { createMoreCursor } = require('./resources/statements/more-cursor')
+const { createLoadShedder } = require('./http/load-shedding')
 const { createApp } = require('./app')
 
-async function startServer (config, { logger = createLogger(config), monitorCommands = false } = {}) {
+// `hooks`: test-only pauses between steps of the write path (see write-batch.js
+// and the storage engines), for deterministic race tests.
+async function startServer (config, { logger = createLogger(config), monitorCommands = false, hooks = {} } = {}) {
   const lifecycle = { shuttingDown: false }
-  const database = await openDatabase(config, logger, { monitorCommands })
-  const credentials = createCredentialStore({ config, database, logger })
+  const storage = openStorage(config, logger, { monitorCommands, hooks })
+  const credentials = createCredentialStore({ config, storage, logger })
   const credentialsLoaded = credentials.start()
-  const services = createServices({ config, database, logger })
-  const app = createApp({ config, logger, lifecycle, database, credentials, ...services })
+  const services = createServices({ config, storage, logger, hooks })
+  const moreCursor = createMoreCursor(async () => config.cursorKey ||
+    storage.settings.getOrCreate('more-cursor-key', crypto.randomBytes(32).toString('base64')))
+  const loadShedder = createLoadShedder({ maxWaitMs: config.maxWaitMs, batcher: services.batcher })
+  const app = createApp({ config, logger, lifecycle, storage, credentials, moreCursor, loadShedder, ...services })
   const server = http.createServer(app)
-  server.keepAliveTimeout = 65000
-  server.headersTimeout = 66000
+  server.keepAliveTimeout = config.keepAliveTimeoutMs
+  server.headersTimeout = config.keepAliveTimeoutMs + 1000
   await new Promise((resolve, reject) => {
     server.once('error', reject)
     server.listen(config.port, config.host, resolve)
   })
   const { port } = server.address()
-  logger.info({ port, database: config.embeddedDatabase ? 'embedded' : 'external' }, 'listening')
+  logger.info({ port, storage: storage.kind }, 'listening')
 
   // Shutdown: stop accepting connections (in PM2 cluster mode the master
   // then routes new ones to the other workers) but keep the open keep-alive
@@ -47,12 +55,13 @@ async function startServer (config, { logger = createLogger(config), monitorComm
       await closed
       await services.close()
       credentials.stop()
-      await database.close()
+      loadShedder.stop()
+      await storage.close()
     })()
     return closing
   }
 
-  return { app, server, port, url: `http://127.0.0.1:${port}`, database, services, credentialsLoaded, close }
+  return { app, server, port, url: `http://127.0.0.1:${port}`, storage, services, credentialsLoaded, close }
 }
 
 async function main () {

@@ -1,48 +1,48 @@
 'use strict'
 
-// Wires the repositories, the write batcher and the resource services
-// that the routes use. One place to see what depends on what.
+// Wires storage, the write batcher and the resource services that the
+// routes use. One place to see what depends on what.
 
-const { statementsRepository } = require('./storage/statements-repository')
-const { attachmentsRepository } = require('./storage/attachments-repository')
 const { createStatementBatcher } = require('./batching/statement-batcher')
 const { createStatementValidator } = require('./validation/statement-validator')
 const { createStatementWriter } = require('./resources/statements/store-statements')
+const { createBatchWriter } = require('./resources/statements/write-batch')
 const { createStatementReader } = require('./resources/statements/read-statements')
 const { areEquivalent } = require('./resources/statements/equivalence')
-const { documentsRepository } = require('./storage/documents-repository')
-const { outboxRepository } = require('./storage/outbox-repository')
-const { createForwarder } = require('./forwarding/forwarder')
+const { createForwarder, parseUpstream } = require('./forwarding/forwarder')
 
-function createServices ({ config, database, logger }) {
-  const options = { queryTimeoutMs: config.queryTimeoutMs }
-  const statements = statementsRepository(database.db, options)
-  const attachments = attachmentsRepository(database.db, options)
-  const validator = createStatementValidator()
+function createServices ({ config, storage, logger, hooks = {} }) {
+  const validator = createStatementValidator(config)
   // Forwarding is off unless upstreams are configured: then, and only then,
   // the write path also queues outbox entries (still no reads).
-  const forwarder = config.forwardUrls.length
-    ? createForwarder({ urls: config.forwardUrls, outbox: outboxRepository(database.db, options), statements, logger })
+  const forwardTo = config.forwardUrls.map((u) => parseUpstream(u).id)
+  const forwarder = forwardTo.length
+    ? createForwarder({ urls: config.forwardUrls, outbox: storage.outbox, statements: storage.statements, logger })
     : null
   const batcher = createStatementBatcher({
-    repository: statements,
+    write: createBatchWriter({
+      statements: storage.statements,
+      sameStatement: (storedBody, record) => areEquivalent(JSON.parse(storedBody), JSON.parse(record.body), { xapiVersion: record.xapiVersion }),
+      forwardTo,
+      marginMs: config.consistencyMarginMs,
+      logger,
+      hooks
+    }),
     maxBatch: config.batchMaxStatements,
     maxInFlight: config.maxInFlightStatements,
-    sameStatement: (storedBody, record) => areEquivalent(JSON.parse(storedBody), JSON.parse(record.doc.body), { xapiVersion: record.xapiVersion }),
-    afterStore: forwarder ? forwarder.enqueue : null,
+    maxConcurrentWrites: config.batchConcurrentWrites,
     logger
   })
-  if (forwarder) database.ready.then(() => forwarder.start())
-  const statementWriter = createStatementWriter({ config, validator, batcher, attachments })
-  const statementReader = createStatementReader({ statements })
+  if (forwarder) storage.ready.then(() => forwarder.start())
 
   return {
     validator,
     batcher,
-    attachments,
-    statementWriter,
-    statementReader,
-    documents: documentsRepository(database.db, { ...options, engine: () => database.engine }),
+    attachments: storage.attachments,
+    documents: storage.documents,
+    statementWriter: createStatementWriter({ config, validator, batcher, attachments: storage.attachments }),
+    statementReader: createStatementReader({ statements: storage.statements }),
+    forwarder,
     async close () {
       await batcher.drain()
       if (forwarder) await forwarder.stop()

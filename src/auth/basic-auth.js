@@ -3,17 +3,57 @@
 const { errors } = require('../errors')
 const { allows } = require('./scopes')
 
-// Express middleware: the request must carry valid HTTP Basic credentials
-// (xAPI 1.0.3 Communication 4.0) whose scopes allow `need`.
-function requireAuth (credentials, need) {
-  return function basicAuth (req, res, next) {
-    const credential = req.credential || credentials.authenticate(req.headers.authorization)
-    if (!credential) {
-      res.set('WWW-Authenticate', 'Basic realm="xAPI"')
-      return next(errors.Unauthorized())
+// HTTP Basic authentication (xAPI 1.0.3 Communication 4.0), done before the
+// request body is read: a request without valid credentials gets 401 and
+// never spends the in-flight byte budget. A large unread body is not even
+// drained: the connection closes after the answer (small ones are
+// discarded by Node, keeping the connection).
+//
+// 1.0.3's alternate request syntax (`POST ?method=...`) may carry the
+// credentials in its form body; such requests without an Authorization
+// header are authenticated after their (small) body is read, by requireScope.
+function authenticate (credentials) {
+  return async function basicAuth (req, res, next) {
+    if (req.headers.authorization === undefined && req.query.method !== undefined && req.method === 'POST') {
+      req.authDeferred = true
+      return next()
     }
+    let credential
+    try {
+      credential = await credentials.authenticate(req.headers.authorization, req.ip)
+    } catch (err) {
+      return refuse(req, res, next, err)
+    }
+    if (!credential) return refuse(req, res, next, errors.Unauthorized())
     req.credential = credential
-    if (need && !allows(credential.scopes, need)) return next(errors.Forbidden())
+    next()
+  }
+}
+
+function refuse (req, res, next, err) {
+  if (hasLargeBody(req)) res.setHeader('Connection', 'close')
+  if (err.status === 401) res.setHeader('WWW-Authenticate', 'Basic realm="xAPI"')
+  next(err)
+}
+
+const DRAIN_MAX_BYTES = 64 * 1024
+
+function hasLargeBody (req) {
+  return req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length']) > DRAIN_MAX_BYTES
+}
+
+// The credential's scopes must allow `need` (Communication 4.2).
+function requireScope (credentials, need) {
+  return async function checkScope (req, res, next) {
+    if (!req.credential) {
+      const credential = await credentials.authenticate(req.headers.authorization, req.ip)
+      if (!credential) {
+        res.setHeader('WWW-Authenticate', 'Basic realm="xAPI"')
+        throw errors.Unauthorized()
+      }
+      req.credential = credential
+    }
+    if (!allows(req.credential.scopes, need)) throw errors.Forbidden()
     next()
   }
 }
@@ -23,4 +63,4 @@ function authorityFor (credential, config) {
   return { objectType: 'Agent', name: credential.key, account: { homePage: config.authorityHomePage, name: credential.key } }
 }
 
-module.exports = { requireAuth, authorityFor }
+module.exports = { authenticate, requireScope, authorityFor }

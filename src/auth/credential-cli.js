@@ -1,14 +1,14 @@
 'use strict'
 
-// Adds or updates a credential in the configured database:
+// Adds or updates a credential in the configured storage:
 //   npm run credential -- KEY SECRET [SCOPE,SCOPE...]     (default scope: all)
 // Workers pick it up on its first use (see credential-store.js).
 
-const { MongoClient } = require('mongodb')
 const { loadConfig } = require('../config')
+const { createToolLogger } = require('../logger')
+const { openStorage } = require('../storage')
 const { hashSecret } = require('./secrets')
 const { KNOWN_SCOPES } = require('./scopes')
-const { credentialsRepository } = require('../storage/credentials-repository')
 
 async function main ([key, secret, scopeList = 'all']) {
   if (!key || !secret || key.includes(':')) {
@@ -22,11 +22,12 @@ async function main ([key, secret, scopeList = 'all']) {
     return 2
   }
   const config = loadConfig()
-  const client = new MongoClient(config.mongodbUri, { serverSelectionTimeoutMS: 5000 })
+  const storage = openStorage(config, createToolLogger({ ...config, logLevel: 'error' }))
   try {
-    await credentialsRepository(client.db(config.mongodbDb)).upsert({ key, secretHash: hashSecret(secret), scopes })
+    await storage.ready
+    await storage.credentials.upsert({ key, secretHash: hashSecret(secret), scopes })
   } finally {
-    await client.close()
+    await storage.close()
   }
   process.stdout.write(`credential "${key}" stored with scopes ${scopes.join(', ')}\n`)
   return 0

@@ -1,81 +1,160 @@
 'use strict'
 
-// Verifies HTTP Basic credentials without a database read per request:
-// credentials are held in memory, and a successful scrypt verification is
-// remembered by a SHA-256 of the header, so scrypt runs once per credential
-// per worker, not once per request. The credentials collection is re-read
-// every few minutes, and sooner (at most once a second) when a request
-// names an unknown key, so that during steady ingest with known credentials
-// the database sees no reads at all.
+// Verifies HTTP Basic credentials without a database read per request and
+// without letting wrong secrets cost much:
+// - credentials are held in memory; the collection is re-read every
+//   LRS_CREDENTIAL_REFRESH_S, and at once (at most four times a second,
+//   the request waiting for it) when a request names an unknown key, so
+//   steady ingest causes no reads and a new credential works at once;
+// - a verified Authorization header is remembered (by its SHA-256), so
+//   scrypt runs once per credential per worker, not once per request (and
+//   concurrent first requests with the same header share one run);
+// - a failed (key, secret) pair is remembered too, and answered without
+//   scrypt the next time;
+// - scrypt runs on the thread pool, one verification at a time per worker,
+//   with a short queue; beyond it requests get 429;
+// - more than LRS_AUTH_MAX_FAILURES failures within LRS_AUTH_FAILURE_WINDOW_S
+//   for one key or from one client address get 429 with Retry-After until
+//   the window ends (per worker). Headers already verified are not limited.
 
 const crypto = require('node:crypto')
+const { errors } = require('../errors')
 const { hashSecret, verifySecret } = require('./secrets')
-const { credentialsRepository } = require('../storage/credentials-repository')
+const { BoundedMap } = require('../lib/bounded-map')
 
-const REFRESH_MS = 5 * 60 * 1000
-const MISS_REFRESH_MIN_MS = 1000
-const MAX_VERIFIED = 10000
+const MISS_REFRESH_MIN_MS = 250
+const MAX_REMEMBERED = 10000
+const MAX_QUEUED_VERIFICATIONS = 64
 
-function createCredentialStore ({ config, database, logger }) {
-  const repo = credentialsRepository(database.db)
+function createCredentialStore ({ config, storage, logger }) {
+  const repo = storage.credentials
   const byKey = new Map()
-  const verified = new Map() // sha256(header) -> credential
+  const verified = new BoundedMap(MAX_REMEMBERED) // sha256(header) -> credential
+  const failed = new BoundedMap(MAX_REMEMBERED) // sha256(header) -> true
+  const failures = new BoundedMap(MAX_REMEMBERED) // "key:<k>" | "addr:<a>" -> { count, until }
+  const pending = new Map() // sha256(header) -> verification in progress
   let timer = null
   let lastRefresh = 0
+  let refreshing = null
+  let verifying = Promise.resolve()
+  let queued = 0
 
   if (config.adminUser) {
-    byKey.set(config.adminUser, { key: config.adminUser, secretHash: hashSecret(config.adminPassword), scopes: ['all'] })
+    byKey.set(config.adminUser, { key: config.adminUser, secretHash: hashSecret(config.adminPassword), scopes: ['all', 'admin'] })
   }
 
-  async function bootstrap () {
-    if (config.adminUser) await repo.upsert(byKey.get(config.adminUser))
+  function forgetVerifications () {
+    verified.clear()
+    failed.clear()
   }
 
-  async function refresh () {
+  // Concurrent callers share one read.
+  function refresh () {
+    if (!refreshing) refreshing = readCredentials().finally(() => { refreshing = null })
+    return refreshing
+  }
+
+  async function readCredentials () {
     lastRefresh = Date.now()
-    const rows = await repo.all({ maxTimeMS: config.queryTimeoutMs })
+    const rows = await repo.all()
     const seen = new Set()
     for (const row of rows) {
-      seen.add(row._id)
-      const current = byKey.get(row._id)
+      seen.add(row.key)
+      const current = byKey.get(row.key)
       if (!current || current.secretHash !== row.secretHash || String(current.scopes) !== String(row.scopes)) {
-        byKey.set(row._id, { key: row._id, secretHash: row.secretHash, scopes: row.scopes || [] })
-        verified.clear()
+        byKey.set(row.key, row)
+        forgetVerifications()
       }
     }
     for (const key of byKey.keys()) {
-      if (!seen.has(key) && key !== config.adminUser) { byKey.delete(key); verified.clear() }
+      if (!seen.has(key) && key !== config.adminUser) { byKey.delete(key); forgetVerifications() }
     }
+  }
+
+  function refreshLogged () {
+    refresh().catch((err) => logger.warn({ err }, 'credential refresh failed'))
   }
 
   async function start () {
-    await database.ready
+    await storage.ready
     try {
-      await bootstrap()
+      if (config.adminUser) await repo.upsert(byKey.get(config.adminUser))
       await refresh()
     } catch (err) {
-      logger.warn({ err: err.message }, 'credential refresh failed')
+      logger.warn({ err }, 'credential refresh failed')
     }
-    timer = setInterval(() => refresh().catch((err) => logger.warn({ err: err.message }, 'credential refresh failed')), REFRESH_MS)
+    timer = setInterval(refreshLogged, config.credentialRefreshS * 1000)
     timer.unref()
   }
 
-  // Returns the credential for an Authorization header value, or null.
-  function authenticate (header) {
+  // Seconds until the failure window of this key or address ends, or 0.
+  function blockedFor (names, now) {
+    let wait = 0
+    for (const name of names) {
+      const f = failures.get(name)
+      if (f && f.until > now && f.count >= config.authMaxFailures) wait = Math.max(wait, Math.ceil((f.until - now) / 1000))
+    }
+    return wait
+  }
+
+  function recordFailure (names, now) {
+    for (const name of names) {
+      const f = failures.get(name)
+      if (f && f.until > now) f.count++
+      else failures.set(name, { count: 1, until: now + config.authFailureWindowS * 1000 })
+    }
+  }
+
+  // One scrypt at a time: a flood of wrong secrets then costs at most one
+  // thread-pool thread per worker, and the event loop none.
+  function verifyQueued (secret, hash) {
+    if (queued >= MAX_QUEUED_VERIFICATIONS) {
+      throw errors.TooManyRequests('too many credentials are being verified; retry shortly', { headers: { 'Retry-After': '1' } })
+    }
+    queued++
+    const result = verifying.then(() => verifySecret(secret, hash)).finally(() => { queued-- })
+    verifying = result.catch(() => {})
+    return result
+  }
+
+  // The credential for an Authorization header value, or null. Throws
+  // TooManyRequests while the key or the client address is over its
+  // failure limit.
+  async function authenticate (header, address) {
     if (typeof header !== 'string' || !/^basic /i.test(header)) return null
     const digest = crypto.createHash('sha256').update(header).digest('base64')
     const hit = verified.get(digest)
     if (hit) return hit
+    if (pending.has(digest)) return pending.get(digest)
+    const check = verify(header, digest, address).finally(() => pending.delete(digest))
+    pending.set(digest, check)
+    return check
+  }
+
+  async function verify (header, digest, address) {
     const decoded = Buffer.from(header.slice(6).trim(), 'base64').toString('utf8')
     const colon = decoded.indexOf(':')
-    if (colon < 0) return null
-    const credential = byKey.get(decoded.slice(0, colon))
-    if (!credential) {
-      if (Date.now() - lastRefresh > MISS_REFRESH_MIN_MS) refresh().catch((err) => logger.warn({ err: err.message }, 'credential refresh failed'))
+    const key = colon < 0 ? '' : decoded.slice(0, colon)
+    const names = [`addr:${address}`, `key:${key}`]
+    const now = Date.now()
+    const wait = blockedFor(names, now)
+    if (wait) {
+      throw errors.TooManyRequests(`too many failed authentication attempts; retry in ${wait} s`, { headers: { 'Retry-After': String(wait) } })
+    }
+    let credential = colon < 0 ? undefined : byKey.get(key)
+    if (!credential && colon >= 0 && now - lastRefresh > MISS_REFRESH_MIN_MS) {
+      try { await refresh() } catch (err) { logger.warn({ err }, 'credential refresh failed') }
+      credential = byKey.get(key)
+    }
+    let ok = false
+    if (credential && !failed.has(digest)) {
+      ok = await verifyQueued(decoded.slice(colon + 1), credential.secretHash)
+    }
+    if (!ok) {
+      failed.set(digest, true)
+      recordFailure(names, now)
       return null
     }
-    if (!verifySecret(decoded.slice(colon + 1), credential.secretHash)) return null
-    if (verified.size >= MAX_VERIFIED) verified.clear()
     verified.set(digest, credential)
     return credential
   }

@@ -1,7 +1,9 @@
 'use strict'
 
 // xAPI 1.0.3 Communication 4.2 scope names, and which of them each kind of
-// request needs. `all` and `all/read` cover everything (read-only for the latter).
+// request needs. `all` and `all/read` cover every xAPI resource (read-only
+// for the latter). `admin` is this LRS's own: the /admin API, which `all`
+// does not include (xAPI's scopes are about xAPI resources).
 const NEEDS = {
   'statements:read': ['all', 'all/read', 'statements/read', 'statements/read/mine'],
   'statements:write': ['all', 'statements/write'],
@@ -9,13 +11,14 @@ const NEEDS = {
   'state:write': ['all', 'state'],
   'profile:read': ['all', 'all/read', 'profile'],
   'profile:write': ['all', 'profile'],
-  'define:read': ['all', 'all/read', 'define', 'profile', 'statements/read']
+  'define:read': ['all', 'all/read', 'define', 'profile', 'statements/read'],
+  admin: ['admin']
 }
 
 const KNOWN_SCOPES = new Set(Object.values(NEEDS).flat())
 
 function allows (scopes, need) {
-  const accepted = NEEDS[need]
+  const accepted = Object.hasOwn(NEEDS, need) ? NEEDS[need] : []
   return scopes.some((s) => accepted.includes(s))
 }
 

@@ -1,28 +1,27 @@
 'use strict'
 
-// Group commit for statements. Statements from concurrent requests wait in
-// one queue per worker and are written with as few insertMany calls as
-// possible: a write starts at once when the database is idle, otherwise
-// when the running write finishes (or, with up to `maxConcurrentWrites`,
-// as soon as a full batch is waiting). No timer per request. A request is
-// answered only after every one of its statements is acknowledged with the
-// configured write concern.
-//
-// Conflicts (Communication 2.1.1/2.1.2): an id that already exists with
-// equivalent content is not stored twice and is not an error; different
-// content fails that request only (409), and that request's statements that
-// this batch did insert are removed again, so a request is all or nothing.
+// Group commit. The statements of concurrent requests wait in one queue per
+// worker and are written with as few writes as possible: a write starts at
+// once when the database is idle, otherwise when the running write finishes
+// (or, with up to `maxConcurrentWrites`, as soon as a full batch is
+// waiting). No timer per request. A request is answered only after its
+// statements are durably stored. What a write does is not the batcher's
+// business: `write(groups)` gets one group of records per request and
+// returns a Map(group index -> Error) of the requests that failed.
 
 const { errors } = require('../errors')
 
-function createStatementBatcher ({ repository, maxBatch, maxInFlight, maxConcurrentWrites = 4, sameStatement, afterStore, logger }) {
-  const queue = [] // pending requests: { records, resolve, reject, acceptedAt }
-  const active = new Set() // requests accepted and not yet answered
+const RATE_WINDOW_MS = 2000
+
+function createStatementBatcher ({ write, maxBatch, maxInFlight, maxConcurrentWrites, logger }) {
+  const queue = [] // pending requests: { records, resolve, reject }
   let queuedStatements = 0
   let inFlight = 0
   let writing = 0
   let scheduled = false
   const idleWaiters = []
+  const completions = [] // { at, statements } of recent writes, for the drain rate
+  const running = new Set() // start times of the writes in progress
 
   function submit (records) {
     // Backpressure: refuse at once rather than queue without bound; a
@@ -32,21 +31,21 @@ function createStatementBatcher ({ repository, maxBatch, maxInFlight, maxConcurr
     }
     inFlight += records.length
     return new Promise((resolve, reject) => {
-      const req = { records, resolve, reject, acceptedAt: records.length ? records[0].doc.stored : new Date() }
-      queue.push(req)
-      active.add(req)
+      queue.push({ records, resolve, reject })
       queuedStatements += records.length
       schedule()
     })
   }
 
+  function canStart () {
+    return writing === 0 || (queuedStatements >= maxBatch && writing < maxConcurrentWrites)
+  }
+
   function schedule () {
-    if (scheduled) return
-    if (writing === 0 || (queuedStatements >= maxBatch && writing < maxConcurrentWrites)) {
-      scheduled = true
-      // Let requests parsed in this same turn of the event loop join the batch.
-      setImmediate(flush)
-    }
+    if (scheduled || !canStart()) return
+    scheduled = true
+    // Let requests parsed in this same turn of the event loop join the batch.
+    setImmediate(flush)
   }
 
   function takeBatch () {
@@ -58,98 +57,60 @@ function createStatementBatcher ({ repository, maxBatch, maxInFlight, maxConcurr
       count += req.records.length
     }
     queuedStatements -= count
-    return batch
+    return { batch, count }
   }
 
   function flush () {
     scheduled = false
-    while (queue.length && (writing === 0 || (queuedStatements >= maxBatch && writing < maxConcurrentWrites))) {
-      const batch = takeBatch()
+    while (queue.length && canStart()) {
+      const { batch, count } = takeBatch()
       writing++
-      write(batch).finally(() => {
+      const started = { at: Date.now() }
+      running.add(started)
+      run(batch).finally(() => {
         writing--
-        for (const req of batch) {
-          inFlight -= req.records.length
-          active.delete(req)
-        }
+        running.delete(started)
+        inFlight -= count
+        completions.push({ at: Date.now(), statements: count })
         if (queue.length) schedule()
         else if (writing === 0) while (idleWaiters.length) idleWaiters.shift()()
       })
     }
   }
 
-  async function write (batch) {
-    const docs = []
-    for (const req of batch) for (const r of req.records) docs.push(r.doc)
+  async function run (batch) {
     let failed
     try {
-      const existing = docs.length ? await repository.insertMany(docs) : []
-      failed = existing.length ? await resolveConflicts(batch, existing) : new Map()
-      const ok = batch.filter((req) => !failed.has(req))
-      await applyReferences(ok)
-      if (afterStore) await afterStore(ok.flatMap((req) => req.records))
+      failed = await write(batch.map((req) => req.records))
     } catch (err) {
-      logger.warn({ err: err.message, statements: docs.length }, 'statement batch write failed')
+      logger.warn({ err, statements: batch.reduce((n, req) => n + req.records.length, 0) }, 'statement batch write failed')
       for (const req of batch) req.reject(err)
       return
     }
-    for (const req of batch) {
-      if (failed.has(req)) req.reject(errors.ConflictingStatement(`statement ${failed.get(req)} already exists with different content`))
-      else req.resolve()
-    }
+    batch.forEach((req, i) => (failed.has(i) ? req.reject(failed.get(i)) : req.resolve()))
   }
 
-  // Some ids existed: compare with what is stored; requests whose statements
-  // differ fail, and what this batch inserted for them is removed, unless
-  // another, successful request of the batch carries the same statement.
-  async function resolveConflicts (batch, existingIds) {
-    const duplicate = new Set(existingIds)
-    const stored = await repository.findBodiesByIds([...duplicate])
-    const failed = new Map()
-    for (const req of batch) {
-      for (const r of req.records) {
-        if (!duplicate.has(r.doc._id)) continue
-        // The stored copy may be this same batch's insert by another request.
-        const body = stored.get(r.doc._id)
-        if (body !== undefined && body !== r.doc.body && !sameStatement(body, r)) {
-          failed.set(req, r.doc._id)
-          break
-        }
-      }
-    }
-    if (failed.size) {
-      const keep = new Set()
-      for (const req of batch) if (!failed.has(req)) for (const r of req.records) keep.add(r.doc._id)
-      const remove = []
-      for (const req of failed.keys()) {
-        for (const r of req.records) if (!duplicate.has(r.doc._id) && !keep.has(r.doc._id)) remove.push(r.doc._id)
-      }
-      await repository.deleteByIds(remove)
-    }
-    return failed
-  }
-
-  async function applyReferences (requests) {
-    const voids = []
-    const refs = []
-    for (const req of requests) {
-      for (const r of req.records) {
-        if (r.doc.ref) refs.push(r.doc.ref)
-        if (r.doc.voiding) voids.push(r.doc.ref)
-      }
-    }
-    if (refs.length) await repository.markReferenced(refs)
-    if (voids.length) await repository.markVoided(voids)
+  // Statements written per second over the last couple of seconds.
+  function drainRate (now) {
+    while (completions.length && completions[0].at < now - RATE_WINDOW_MS) completions.shift()
+    let n = 0
+    for (const c of completions) n += c.statements
+    return n / (RATE_WINDOW_MS / 1000)
   }
 
   return {
     submit,
-    get inFlight () { return inFlight },
-    // Earliest `stored` still being written in this worker (for Consistent-Through).
-    oldestPending () {
-      let oldest = null
-      for (const req of active) if (!oldest || req.acceptedAt < oldest) oldest = req.acceptedAt
-      return oldest
+    // How long a request queued now would wait for its write to start (ms):
+    // the statements ahead of it at the recent drain rate, or, with none
+    // written lately, how long the oldest running write has taken so far.
+    expectedWaitMs () {
+      if (!queuedStatements) return 0
+      const now = Date.now()
+      const rate = drainRate(now)
+      if (rate > 0) return (queuedStatements / rate) * 1000
+      let oldest = now
+      for (const w of running) if (w.at < oldest) oldest = w.at
+      return now - oldest
     },
     drain () {
       if (inFlight === 0) return Promise.resolve()

@@ -1,11 +1,22 @@
 'use strict'
 
 // Forwards stored statements to upstream LRSs. Off unless LRS_FORWARD_URLS
-// is set; then the write path adds outbox entries (no reads), and this loop,
-// in the background of each worker, reads statements back, POSTs them in
-// batches (keeping their ids, so a retry is idempotent), and removes what
-// was delivered. A failing upstream backs off exponentially (capped) and
-// never holds up ingest.
+// is set; then every stored statement has an outbox entry per upstream
+// (written with it, see storeBatch), and this loop, in the background of
+// each worker, reads statements back, POSTs them in batches (keeping their
+// ids, so a retry is idempotent) and removes what was delivered.
+//
+// What an upstream answers decides an entry's fate:
+//   2xx                        delivered: removed
+//   408, 429, 5xx, no answer   retried with capped exponential backoff
+//   409                        resolved per statement: each is sent alone;
+//                              one the upstream still refuses becomes a
+//                              dead letter, the rest are delivered
+//   any other 4xx              the batch becomes dead letters, listed and
+//                              replayed through /admin/forwarding
+// A failing upstream never holds up ingest or the other upstreams.
+
+const { withStored } = require('../resources/statements/statement-record')
 
 const BATCH = 100
 const LEASE_MS = 30000
@@ -13,72 +24,107 @@ const IDLE_MS = 500
 const BACKOFF_START_MS = 500
 const BACKOFF_MAX_MS = 60000
 const REQUEST_TIMEOUT_MS = 15000
+// An entry whose statement is not stored this long after it was queued
+// belongs to a request that failed (409) or died before its write: dropped.
+const ORPHAN_AGE_MS = 5 * 60 * 1000
+const RETRYABLE = new Set([408, 429])
 
 function parseUpstream (raw) {
   const url = new URL(raw)
   const auth = url.username ? 'Basic ' + Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64') : null
   url.username = ''
   url.password = ''
-  return { endpoint: url.toString().replace(/\/+$/, '') + '/statements', auth, label: url.host }
+  const base = url.toString().replace(/\/+$/, '')
+  return { id: base.replace(/^[a-z]+:\/\//i, ''), endpoint: base + '/statements', auth }
 }
+
+class RetryLater extends Error {}
 
 function createForwarder ({ urls, outbox, statements, logger }) {
   const upstreams = urls.map(parseUpstream)
   let stopped = false
   const loops = []
 
-  async function enqueue (records) {
-    await outbox.enqueue(upstreams.length, records.map((r) => r.doc._id))
+  async function send (upstream, version, texts) {
+    let res
+    try {
+      res = await fetch(upstream.endpoint, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', 'X-Experience-API-Version': version, ...(upstream.auth && { Authorization: upstream.auth }) },
+        body: '[' + texts.join(',') + ']',
+        signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS)
+      })
+    } catch (err) {
+      throw new RetryLater(`upstream unreachable: ${err.message}`)
+    }
+    const text = await res.text() // always consume the body so the connection is reused
+    if (res.ok) return null
+    if (RETRYABLE.has(res.status) || res.status >= 500) throw new RetryLater(`upstream answered ${res.status}`)
+    return { status: res.status, reason: text.slice(0, 300) }
   }
 
-  async function deliver (upstream, index) {
-    const leased = await outbox.lease(index, { limit: BATCH, leaseMs: LEASE_MS })
+  // Sends one version's entries; returns the entries refused for good, with why.
+  async function deliverGroup (upstream, version, group) {
+    const refused = await send(upstream, version, group.map((g) => g.text))
+    if (!refused) return []
+    if (refused.status !== 409 || group.length === 1) return [{ entries: group.map((g) => g.entry), ...refused }]
+    const out = []
+    for (const one of group) out.push(...await deliverGroup(upstream, version, [one]))
+    return out
+  }
+
+  async function deliver (upstream) {
+    const leased = await outbox.lease(upstream.id, { limit: BATCH, leaseMs: LEASE_MS })
     if (!leased.length) return 0
+    const rows = await statements.findBodies(leased.map((e) => e.statementId))
+    const byVersion = new Map()
+    const orphans = []
+    const waiting = []
+    for (const entry of leased) {
+      const row = rows.get(entry.statementId)
+      if (!row) {
+        (Date.now() - entry.enqueuedAt.getTime() > ORPHAN_AGE_MS ? orphans : waiting).push(entry.id)
+        continue
+      }
+      const text = withStored(row)
+      const version = String(JSON.parse(row.body).version).startsWith('2.') ? '2.0.0' : '1.0.3'
+      if (!byVersion.has(version)) byVersion.set(version, [])
+      byVersion.get(version).push({ entry, text })
+    }
+    await outbox.remove(orphans)
+    await outbox.release(waiting, { delayMs: IDLE_MS })
+    const done = []
     try {
-      await post(upstream, leased)
+      for (const [version, group] of byVersion) {
+        const refused = await deliverGroup(upstream, version, group)
+        const dead = new Set()
+        for (const r of refused) {
+          await outbox.deadLetter(r.entries, { status: r.status, reason: r.reason })
+          for (const e of r.entries) dead.add(e.id)
+          logger.warn({ upstream: upstream.id, status: r.status, statements: r.entries.length }, 'upstream refused statements; moved to dead letters')
+        }
+        for (const g of group) if (!dead.has(g.entry.id)) done.push(g.entry.id)
+      }
     } catch (err) {
-      await outbox.release(leased.map((r) => r._id)).catch(() => {})
+      await outbox.remove(done)
+      const rest = leased.map((e) => e.id).filter((id) => !done.includes(id) && !orphans.includes(id) && !waiting.includes(id))
+      await outbox.release(rest).catch(() => {})
       throw err
     }
-    // Statements missing locally (cannot happen unless deleted) are dropped too.
-    await outbox.remove(leased.map((r) => r._id))
+    await outbox.remove(done)
     return leased.length
   }
 
-  async function post (upstream, leased) {
-    const bodies = await statements.findBodiesByIds(leased.map((r) => r.statementId))
-    const found = leased.filter((r) => bodies.has(r.statementId))
-    // Group by xAPI major version so each POST carries a matching header.
-    const byVersion = new Map()
-    for (const r of found) {
-      const body = bodies.get(r.statementId)
-      const version = String(JSON.parse(body).version).startsWith('2.') ? '2.0.0' : '1.0.3'
-      if (!byVersion.has(version)) byVersion.set(version, [])
-      byVersion.get(version).push(r)
-    }
-    for (const [version, rows] of byVersion) {
-      const res = await fetch(upstream.endpoint, {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json', 'X-Experience-API-Version': version, ...(upstream.auth && { Authorization: upstream.auth }) },
-        body: '[' + rows.map((r) => bodies.get(r.statementId)).join(',') + ']',
-        signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS)
-      })
-      await res.arrayBuffer() // always consume the body so the connection is reused
-      if (res.status === 409) logger.warn({ upstream: upstream.label, count: rows.length }, 'upstream holds different statements with these ids; dropped')
-      else if (!res.ok) throw new Error(`upstream answered ${res.status}`)
-    }
-  }
-
-  async function loop (upstream, index) {
+  async function loop (upstream) {
     let backoff = 0
     while (!stopped) {
       let sent = 0
       try {
-        sent = await deliver(upstream, index)
+        sent = await deliver(upstream)
         backoff = 0
       } catch (err) {
         backoff = Math.min(backoff ? backoff * 2 : BACKOFF_START_MS, BACKOFF_MAX_MS)
-        logger.warn({ upstream: upstream.label, err: err.message, retryInMs: backoff }, 'forwarding failed')
+        logger.warn({ upstream: upstream.id, err, retryInMs: backoff }, 'forwarding failed')
       }
       if (!sent || backoff) await sleep(backoff || IDLE_MS)
     }
@@ -94,9 +140,9 @@ function createForwarder ({ urls, outbox, statements, logger }) {
   }
 
   return {
-    enqueue,
+    upstreamIds: upstreams.map((u) => u.id),
     start () {
-      for (let i = 0; i < upstreams.length; i++) loops.push(loop(upstreams[i], i))
+      for (const upstream of upstreams) loops.push(loop(upstream))
     },
     async stop () {
       stopped = true
@@ -107,4 +153,4 @@ function createForwarder ({ urls, outbox, statements, logger }) {
   }
 }
 
-module.exports = { createForwarder }
+module.exports = { createForwarder, parseUpstream }

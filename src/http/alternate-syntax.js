@@ -29,7 +29,7 @@ function alternateRequestSyntax (req, res, next) {
   if (parseMediaType(req.headers['content-type']).type !== 'application/x-www-form-urlencoded') {
     return next(errors.BadRequest('the alternate request syntax requires Content-Type application/x-www-form-urlencoded'))
   }
-  const params = {}
+  const params = Object.create(null) // keys are the client's
   let content
   for (const [name, value] of Object.entries(formFields)) {
     if (HEADER_FIELDS.has(name.toLowerCase())) req.headers[name.toLowerCase()] = String(value)

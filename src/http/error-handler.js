@@ -1,15 +1,15 @@
 'use strict'
 
 const { LrsError, errors } = require('../errors')
-const { isDatabaseUnavailable } = require('../storage/database')
 
 // The one place errors become HTTP. 4xx: message, code and request id.
 // 5xx: full detail to the log, a generic message and the request id to the
-// client; never a stack trace.
+// client; never a stack trace. Storage errors arrive already translated
+// into the catalogue (see src/storage/).
 function toLrsError (err) {
   if (err instanceof LrsError) return err
-  if (isDatabaseUnavailable(err)) return errors.DatabaseUnavailable()
-  if (err && (err.type === 'entity.too.large' || err.status === 413)) return errors.PayloadTooLarge()
+  // express.json() (the /admin API)
+  if (err && err.type === 'entity.too.large') return errors.PayloadTooLarge()
   if (err && err.type === 'entity.parse.failed') return errors.InvalidJson()
   return null
 }
@@ -18,9 +18,8 @@ function errorHandler () {
   // eslint-disable-next-line no-unused-vars
   return function handleError (err, req, res, next) {
     const known = toLrsError(err)
-    const log = req.log
-    if (!known) log.error({ err, method: req.method, path: req.path }, 'unhandled error')
-    else if (known.status >= 500) log.warn({ code: known.code, err: err.message, method: req.method, path: req.path }, known.message)
+    if (!known) req.log.error({ err, method: req.method, path: req.path }, 'unhandled error')
+    else if (known.status >= 500) req.log.warn({ err: known.cause || known, code: known.code, method: req.method, path: req.path }, known.message)
     const e = known || errors.Internal()
     if (res.headersSent) return res.destroy()
     if (e.headers) res.set(e.headers)

@@ -6,4 +6,9 @@ function httpDate (date) {
   return new Date(Math.floor(date.getTime() / 1000) * 1000).toUTCString()
 }
 
-module.exports = { httpDate }
+// Last-Modified of a set of resources: the newest of their dates.
+function lastModified (dates) {
+  return httpDate(dates.reduce((m, d) => (d > m ? d : m)))
+}
+
+module.exports = { httpDate, lastModified }

@@ -64,4 +64,20 @@ function rejectTooLarge (req, next, limit) {
   next(errors.PayloadTooLarge(`request body is larger than the limit of ${limit} bytes`))
 }
 
-module.exports = { rawBody }
+
+// 1.0.3 alternate-syntax requests that carry their credentials in the form
+// body are read before they are authenticated: with a body limit and a
+// byte budget of their own, so they can never crowd out authenticated
+// requests.
+const DEFERRED_AUTH_BODY_LIMIT = 1024 * 1024
+const DEFERRED_AUTH_IN_FLIGHT_BYTES = 4 * 1024 * 1024
+
+function requestBodies ({ limit, maxInFlightBytes }) {
+  const authenticated = rawBody({ limit, maxInFlightBytes })
+  const deferred = rawBody({ limit: Math.min(limit, DEFERRED_AUTH_BODY_LIMIT), maxInFlightBytes: DEFERRED_AUTH_IN_FLIGHT_BYTES })
+  return function readRequestBody (req, res, next) {
+    return (req.authDeferred ? deferred : authenticated)(req, res, next)
+  }
+}
+
+module.exports = { requestBodies }

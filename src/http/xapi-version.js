@@ -1,6 +1,7 @@
 'use strict'
 
 const { errors } = require('../errors')
+const { BoundedMap } = require('../lib/bounded-map')
 
 // xAPI version negotiation, per request. 1.0.x requests are served as 1.0.3
 // and 2.0.x requests as 2.0.0 (one implementation of each behind one
@@ -22,24 +23,26 @@ function negotiate (value) {
 // 2.0 each want their own version echoed on that 400 (the conformance
 // suites' XAPI-00331 accept only `1.0.3` resp. `2.0.0` there), so by
 // default ("auto") a client gets the version it last spoke on this worker,
-// remembered per Authorization header; a fixed version can be configured.
+// remembered per credential (so the memory is as large as the credential
+// list at most, and bounded all the same); a fixed version can be configured.
 const DEFAULT_VERSION = '1.0.3'
 const MAX_CLIENTS_REMEMBERED = 10000
 
+function fallbackVersion ({ defaultXapiVersion }) {
+  return defaultXapiVersion === 'auto' ? DEFAULT_VERSION : defaultXapiVersion
+}
+
 function versionMemory (setting) {
   if (setting !== 'auto') return { remember () {}, fallback: () => setting }
-  const byClient = new Map()
+  const byCredential = new BoundedMap(MAX_CLIENTS_REMEMBERED)
   let last = DEFAULT_VERSION
   return {
     remember (req, version) {
       last = version
-      const auth = req.headers.authorization
-      if (!auth || byClient.get(auth) === version) return
-      if (byClient.size >= MAX_CLIENTS_REMEMBERED) byClient.clear()
-      byClient.set(auth, version)
+      if (req.credential && byCredential.get(req.credential.key) !== version) byCredential.set(req.credential.key, version)
     },
     fallback (req) {
-      return byClient.get(req.headers.authorization) || last
+      return (req.credential && byCredential.get(req.credential.key)) || last
     }
   }
 }
@@ -64,4 +67,4 @@ function xapiVersion ({ defaultXapiVersion }) {
   }
 }
 
-module.exports = { xapiVersion, negotiate, DEFAULT_VERSION }
+module.exports = { xapiVersion, negotiate, fallbackVersion }

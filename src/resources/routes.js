@@ -12,7 +12,7 @@ const { agentsRoutes } = require('./agents/agents-routes')
 
 function xapiResourceRoutes (deps, { versionCheck }) {
   const router = express.Router({ caseSensitive: true })
-  router.use('/statements', consistentThrough(deps.batcher))
+  router.use('/statements', consistentThrough(deps))
   router.use(alternateRequestSyntax)
   router.use(versionCheck)
   router.use(statementsRoutes(deps))

@@ -5,9 +5,10 @@
 const Ajv = require('ajv')
 const f = require('./formats')
 
-function createAjv () {
+// `isIri`: the IRI check, with the configured length limit.
+function createAjv ({ isIri }) {
   const ajv = new Ajv({ allErrors: false, coerceTypes: false, useDefaults: false, strict: true, strictTypes: false, strictTuples: false, allowUnionTypes: true })
-  ajv.addFormat('iri', f.IRI)
+  ajv.addFormat('iri', { validate: isIri })
   ajv.addFormat('uuid', f.UUID)
   ajv.addFormat('duration', f.DURATION)
   ajv.addFormat('timestamp', { validate: f.isValidTimestamp })

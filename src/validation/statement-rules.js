@@ -50,18 +50,18 @@ function assertScore (score, path) {
 
 // Data 2.4.4.1: interaction components belong to their interaction types,
 // and ids within one component list are unique.
-const COMPONENTS_FOR = {
-  choice: ['choices'],
-  sequencing: ['choices'],
-  likert: ['scale'],
-  matching: ['source', 'target'],
-  performance: ['steps']
-}
+const COMPONENTS_FOR = new Map([
+  ['choice', ['choices']],
+  ['sequencing', ['choices']],
+  ['likert', ['scale']],
+  ['matching', ['source', 'target']],
+  ['performance', ['steps']]
+])
 const COMPONENT_LISTS = ['choices', 'scale', 'source', 'target', 'steps']
 
 function assertInteraction (definition, path) {
   if (!definition) return
-  const allowed = COMPONENTS_FOR[definition.interactionType] || []
+  const allowed = COMPONENTS_FOR.get(definition.interactionType) || []
   for (const list of COMPONENT_LISTS) {
     if (definition[list] === undefined) continue
     if (!allowed.includes(list)) fail(`${path}.${list} is not allowed for interactionType ${JSON.stringify(definition.interactionType)}`)

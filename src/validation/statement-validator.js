@@ -7,9 +7,12 @@ const { createAjv, describeAjvError } = require('./ajv')
 const { statementSchema } = require('./statement-schema')
 const { assertStatementRules, assertActor } = require('./statement-rules')
 const { errors } = require('../errors')
+const { IRI } = require('./formats')
 
-function createStatementValidator () {
-  const ajv = createAjv()
+function createStatementValidator ({ maxIriLength }) {
+  // Data 4.2 IRIs, no longer than LRS_MAX_IRI_LENGTH.
+  const isIri = (value) => typeof value === 'string' && value.length <= maxIriLength && IRI.test(value)
+  const ajv = createAjv({ isIri })
   const compiled = {}
   const actors = {}
   for (const version of ['1.0.3', '2.0.0']) {
@@ -52,7 +55,7 @@ function createStatementValidator () {
     return actor
   }
 
-  return { validateStatement, validateActor, parseActorParam }
+  return { validateStatement, parseActorParam, isIri }
 }
 
 module.exports = { createStatementValidator }

@@ -7,7 +7,7 @@ const { hashSecret } = require('../../src/auth/secrets')
 
 test('a credential added to the database is picked up when first used, and scopes are enforced', async () => {
   const lrs = await startLrs()
-  await lrs.database.db.collection('credentials').insertOne({ _id: 'reader', secretHash: hashSecret('r-secret'), scopes: ['statements/read'] })
+  await lrs.storage.internals.db.collection('credentials').insertOne({ _id: 'reader', secretHash: hashSecret('r-secret'), scopes: ['statements/read'] })
   // The first request with an unknown key triggers a refresh; the next one is known.
   await lrs.client('/statements', { auth: ['reader', 'r-secret'] })
   let res
@@ -42,7 +42,7 @@ test('npm run credential stores a credential the LRS accepts', async () => {
 
 test('statements/read/mine reads only the statements stored with that credential (Communication 4.2)', async () => {
   const lrs = await startLrs()
-  await lrs.database.db.collection('credentials').insertOne({ _id: 'mine', secretHash: hashSecret('m'), scopes: ['statements/write', 'statements/read/mine'] })
+  await lrs.storage.internals.db.collection('credentials').insertOne({ _id: 'mine', secretHash: hashSecret('m'), scopes: ['statements/write', 'statements/read/mine'] })
   const mine = ['mine', 'm']
   const s = (n) => ({ actor: { mbox: `mailto:${n}@example.com` }, verb: { id: 'http://example.com/v/read-mine' }, object: { id: 'http://example.com/o' } })
   let own

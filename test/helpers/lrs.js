@@ -10,7 +10,7 @@ const { startServer } = require('../../src/server')
 
 const ADMIN = { user: 'admin', password: 'test-secret' }
 
-async function startLrs (env = {}, { monitorCommands = false } = {}) {
+async function startLrs (env = {}, { monitorCommands = false, hooks = {} } = {}) {
   const config = loadConfig({
     PORT: '0',
     HOST: '127.0.0.1',
@@ -21,11 +21,11 @@ async function startLrs (env = {}, { monitorCommands = false } = {}) {
     LRS_LOG_LEVEL: process.env.LRS_TEST_LOG_LEVEL || 'silent',
     ...env
   })
-  const lrs = await startServer(config, { monitorCommands })
-  await lrs.database.ready
+  const lrs = await startServer(config, { monitorCommands, hooks })
+  await lrs.storage.ready
   await lrs.credentialsLoaded
   after(async () => {
-    await lrs.database.db.dropDatabase().catch(() => {})
+    await lrs.storage.internals.db.dropDatabase().catch(() => {})
     await lrs.close({ graceMs: 0 })
   })
   return { ...lrs, config, client: xapiClient(lrs.url) }

@@ -9,7 +9,7 @@ const { statement } = require('../helpers/statements')
 test('storing statements', async (t) => {
   const lrs = await startLrs()
   const xapi = lrs.client
-  const count = (filter = {}) => lrs.database.db.collection('statements').countDocuments(filter)
+  const count = (filter = {}) => lrs.storage.internals.db.collection('statements').countDocuments(filter)
 
   await t.test('POST stores a statement and returns its id; the LRS sets stored, authority, version and timestamp (Data 2.4)', async () => {
     const res = await xapi('/statements', { method: 'POST', body: statement() })

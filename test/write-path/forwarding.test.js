@@ -46,7 +46,7 @@ test('forwarding to an upstream LRS', async (t) => {
     assert.ok(await until(() => res.json.every((id) => up.received.some((s) => s.id === id))), 'delivered')
     assert.equal(up.requests[0].url, '/xapi/statements')
     assert.equal(up.requests[0].auth, 'Basic ' + Buffer.from('fwd:pw').toString('base64'))
-    assert.ok(await until(async () => (await lrs.database.db.collection('forward_outbox').countDocuments()) === 0), 'outbox emptied')
+    assert.ok(await until(async () => (await lrs.storage.internals.db.collection('forward_outbox').countDocuments()) === 0), 'outbox emptied')
   })
 
   await t.test('a failing upstream does not fail or hold up ingest; entries wait in the outbox and go once it recovers', async () => {
@@ -56,7 +56,7 @@ test('forwarding to an upstream LRS', async (t) => {
     assert.equal(res.status, 200)
     assert.ok(Date.now() - started < 2000)
     await new Promise((resolve) => setTimeout(resolve, 700))
-    assert.equal(await lrs.database.db.collection('forward_outbox').countDocuments(), 1)
+    assert.equal(await lrs.storage.internals.db.collection('forward_outbox').countDocuments(), 1)
     up.server.status = 200
     assert.ok(await until(() => up.received.some((s) => s.id === res.json[0]), 20000), 'delivered after recovery')
   })

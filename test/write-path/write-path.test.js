@@ -11,7 +11,7 @@ const READS = new Set(['find', 'aggregate', 'getMore', 'count', 'distinct'])
 test('with forwarding off, the write path reads no statements', async () => {
   const lrs = await startLrs({}, { monitorCommands: true })
   const commands = []
-  lrs.database.client.on('commandStarted', (e) => commands.push({ name: e.commandName, collection: e.command[e.commandName] }))
+  lrs.storage.internals.client.on('commandStarted', (e) => commands.push({ name: e.commandName, collection: e.command[e.commandName] }))
   const posts = []
   for (let i = 0; i < 20; i++) {
     posts.push(lrs.client('/statements', { method: 'POST', body: Array.from({ length: 5 }, () => statement()) }))
@@ -23,7 +23,7 @@ test('with forwarding off, the write path reads no statements', async () => {
   assert.deepEqual(reads, [], 'no find/aggregate/getMore/count/distinct while ingesting')
   const inserts = commands.filter((c) => c.name === 'insert' && c.collection === 'statements')
   assert.ok(inserts.length >= 1 && inserts.length < 21, `${inserts.length} insert commands for 21 requests: batched across requests`)
-  assert.equal(await lrs.database.db.collection('statements').countDocuments(), 101)
+  assert.equal(await lrs.storage.internals.db.collection('statements').countDocuments(), 101)
 })
 
 test('beyond the in-flight bound requests get 429 with Retry-After at once; nothing accepted is lost', async () => {
@@ -39,7 +39,7 @@ test('beyond the in-flight bound requests get 429 with Retry-After at once; noth
   }
   const acceptedIds = sent.filter((_, i) => statuses[i] === 200).flat().map((s) => s.id)
   const refusedIds = sent.filter((_, i) => statuses[i] === 429).flat().map((s) => s.id)
-  const col = lrs.database.db.collection('statements')
+  const col = lrs.storage.internals.db.collection('statements')
   assert.equal(await col.countDocuments({ _id: { $in: acceptedIds } }), acceptedIds.length)
   assert.equal(await col.countDocuments({ _id: { $in: refusedIds } }), 0)
 })
@@ -52,7 +52,7 @@ test('request bodies beyond LRS_MAX_IN_FLIGHT_BYTES get 429 before being read', 
   assert.ok(statuses.every((s) => s === 200 || s === 429), `statuses ${[...new Set(statuses)]}`)
   assert.ok(statuses.includes(429) && statuses.includes(200))
   const refusedIds = sent.filter((_, i) => statuses[i] === 429).flat().map((s) => s.id)
-  assert.equal(await lrs.database.db.collection('statements').countDocuments({ _id: { $in: refusedIds } }), 0)
+  assert.equal(await lrs.storage.internals.db.collection('statements').countDocuments({ _id: { $in: refusedIds } }), 0)
   // The counter is released: once idle, requests are accepted again.
   assert.equal((await lrs.client('/statements', { method: 'POST', body: statement() })).status, 200)
 })

@@ -8,8 +8,7 @@
 
 const express = require('express')
 const { errors } = require('../../errors')
-const { requireAuth } = require('../../auth/basic-auth')
-const { IRI } = require('../../validation/formats')
+const { requireScope } = require('../../auth/basic-auth')
 
 const MAX_STATEMENTS_MERGED = 200
 const LANGUAGE_MAPS = ['name', 'description']
@@ -41,13 +40,13 @@ function mergeDefinitions (activities) {
   return definition
 }
 
-function activitiesRoutes ({ credentials, statementReader }) {
+function activitiesRoutes ({ credentials, statementReader, validator }) {
   const router = express.Router({ caseSensitive: true })
-  router.get('/activities', requireAuth(credentials, 'define:read'), async (req, res) => {
+  router.get('/activities', requireScope(credentials, 'define:read'), async (req, res) => {
     for (const name of Object.keys(req.query)) if (name !== 'activityId') throw errors.InvalidParameter(`unknown parameter "${name}"`)
     const id = req.query.activityId
     if (typeof id !== 'string') throw errors.InvalidParameter('activityId is required')
-    if (!IRI.test(id)) throw errors.InvalidParameter('activityId must be an IRI')
+    if (!validator.isIri(id)) throw errors.InvalidParameter('activityId must be an IRI')
     const rows = await statementReader.statementsWithActivity(id, { limit: MAX_STATEMENTS_MERGED })
     const found = []
     for (const r of rows) findActivities(JSON.parse(r.body), id, found)

@@ -6,11 +6,11 @@
 
 const express = require('express')
 const { errors } = require('../../errors')
-const { requireAuth } = require('../../auth/basic-auth')
+const { requireScope } = require('../../auth/basic-auth')
 
 function agentsRoutes ({ credentials, validator }) {
   const router = express.Router({ caseSensitive: true })
-  router.get('/agents', requireAuth(credentials, 'define:read'), (req, res) => {
+  router.get('/agents', requireScope(credentials, 'define:read'), (req, res) => {
     for (const name of Object.keys(req.query)) if (name !== 'agent') throw errors.InvalidParameter(`unknown parameter "${name}"`)
     if (typeof req.query.agent !== 'string') throw errors.InvalidParameter('agent is required')
     const agent = validator.parseActorParam(req.query.agent, req.xapiVersion)

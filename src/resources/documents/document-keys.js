@@ -6,7 +6,7 @@
 
 const crypto = require('node:crypto')
 const { errors } = require('../../errors')
-const { IRI, UUID, isValidTimestamp, toUtcTimestamp } = require('../../validation/formats')
+const { UUID, isValidTimestamp, toUtcTimestamp } = require('../../validation/formats')
 const { agentKey } = require('../statements/agent-keys')
 
 function bad (message) {
@@ -31,7 +31,7 @@ function parseDocumentParams (spec, query, { validator, xapiVersion, method, all
   const out = {}
   if (spec.activityId) {
     if (query.activityId === undefined) bad('activityId is required')
-    if (!IRI.test(query.activityId)) bad('activityId must be an IRI')
+    if (!validator.isIri(query.activityId)) bad('activityId must be an IRI')
     out.activityId = query.activityId
   }
   if (spec.agent) {

@@ -12,11 +12,12 @@
 
 const express = require('express')
 const { errors } = require('../../errors')
-const { httpDate } = require('../../http/http-date')
-const { requireAuth } = require('../../auth/basic-auth')
+const { httpDate, lastModified } = require('../../http/http-date')
+const { requireScope } = require('../../auth/basic-auth')
 const { conditionsOf, matches } = require('../../http/conditional')
 const { parseMediaType } = require('../../http/media-type')
 const { parseDocumentParams, sha1 } = require('./document-keys')
+const { scanJson } = require('../../validation/json-scan')
 
 const MAX_MERGE_ATTEMPTS = 10
 
@@ -25,17 +26,17 @@ function newValue (content, contentType) {
   return { content, contentType, etag: sha1(content), updated: new Date() }
 }
 
-function documentRoutes (spec, { credentials, documents, validator }) {
+function documentRoutes (spec, { config, credentials, documents, validator }) {
   const router = express.Router({ caseSensitive: true })
-  const read = requireAuth(credentials, `${spec.scope}:read`)
-  const write = requireAuth(credentials, `${spec.scope}:write`)
+  const read = requireScope(credentials, `${spec.scope}:read`)
+  const write = requireScope(credentials, `${spec.scope}:write`)
   const params = (req, opts = {}) => parseDocumentParams(spec, req.query, { validator, xapiVersion: req.xapiVersion, method: req.method, ...opts })
 
   router.get(spec.path, read, async (req, res) => {
     const p = params(req, { allowSince: req.query[spec.docParam] === undefined })
     if (!p.key) {
       const rows = await documents.list({ resource: spec.resource, scope: p.scope, registration: p.registration, since: p.since })
-      if (rows.length) res.setHeader('Last-Modified', httpDate(rows.reduce((m, r) => (r.updated > m ? r.updated : m), rows[0].updated)))
+      if (rows.length) res.setHeader('Last-Modified', lastModified(rows.map((r) => r.updated)))
       return res.type('application/json; charset=utf-8').end(JSON.stringify(rows.map((r) => r.docId)))
     }
     const doc = await documents.get(p.key)
@@ -49,7 +50,7 @@ function documentRoutes (spec, { credentials, documents, validator }) {
   router.put(spec.path, write, async (req, res) => {
     const p = params(req)
     if (!p.key) throw errors.InvalidParameter(`${spec.docParam} is required`)
-    const value = newValue(req.rawBody, req.headers['content-type'] || 'application/octet-stream')
+    const value = newValue(withinSize(req.rawBody), req.headers['content-type'] || 'application/octet-stream')
     const { ifMatch, ifNoneMatch } = conditionsOf(req)
     if (ifMatch) {
       if (!(await replaceIfMatch(p.key, value, ifMatch))) throw errors.PreconditionFailed('If-Match does not match the stored document')
@@ -104,7 +105,7 @@ function documentRoutes (spec, { credentials, documents, validator }) {
   router.post(spec.path, write, async (req, res) => {
     const p = params(req)
     if (!p.key) throw errors.InvalidParameter(`${spec.docParam} is required`)
-    const posted = parseJsonObject(req)
+    const posted = parseJsonObject(req, config)
     const { ifMatch, ifNoneMatch } = conditionsOf(req)
     for (let attempt = 0; attempt < MAX_MERGE_ATTEMPTS; attempt++) {
       const current = await documents.get(p.key)
@@ -118,10 +119,12 @@ function documentRoutes (spec, { credentials, documents, validator }) {
       if (parseMediaType(current.contentType).type !== 'application/json') {
         throw errors.BadRequest('the stored document is not JSON, so it cannot be merged: use PUT')
       }
+      const storedText = current.content.toString('utf8')
       let stored
-      try { stored = JSON.parse(current.content.toString('utf8')) } catch { stored = null }
+      try { stored = JSON.parse(storedText) } catch { stored = null }
       if (!stored || typeof stored !== 'object' || Array.isArray(stored)) throw errors.BadRequest('the stored document is not a JSON object, so it cannot be merged: use PUT')
-      const merged = Buffer.from(JSON.stringify({ ...stored, ...posted }))
+      scanJson(storedText, { maxDepth: config.maxJsonDepth, maxStringLength: config.maxDocumentBytes }) // it may have come by PUT
+      const merged = withinSize(Buffer.from(JSON.stringify({ ...stored, ...posted })))
       if (await documents.replace(p.key, newValue(merged, 'application/json'), { etag })) return res.status(204).end()
       if (ifMatch) throw errors.PreconditionFailed('the document changed while merging')
     }
@@ -150,17 +153,24 @@ function documentRoutes (spec, { credentials, documents, validator }) {
     return false
   }
 
+  function withinSize (content) {
+    if (content.length > config.maxDocumentBytes) throw errors.PayloadTooLarge(`a document may hold at most ${config.maxDocumentBytes} bytes (LRS_MAX_DOCUMENT_BYTES)`)
+    return content
+  }
+
   router.all(spec.path, (req, res, next) => next(errors.MethodNotAllowed(`${req.method} is not supported on ${spec.path}`)))
   return router
 }
 
-function parseJsonObject (req) {
+function parseJsonObject (req, config) {
   if (parseMediaType(req.headers['content-type']).type !== 'application/json') {
     throw errors.BadRequest('POST merges JSON: send Content-Type application/json (use PUT for other content)')
   }
+  const text = req.rawBody.toString('utf8')
   let value
-  try { value = JSON.parse(req.rawBody.toString('utf8')) } catch { value = undefined }
+  try { value = JSON.parse(text) } catch { value = undefined }
   if (!value || typeof value !== 'object' || Array.isArray(value)) throw errors.BadRequest('POST body must be a JSON object to merge')
+  scanJson(text, { maxDepth: config.maxJsonDepth, maxStringLength: config.maxDocumentBytes })
   return value
 }
 

@@ -1,31 +1,121 @@
 'use strict'
 
-// The `more` IRL (Communication 2.1.3): a relative URL carrying the query
-// and the (stored, id) position of the last statement served, so the next
-// page continues exactly there however many statements arrive meanwhile.
-// No skip: cost does not grow with the page number.
+// The `more` IRL (Communication 2.1.3): a relative URL carrying the query,
+// the (stored, id) position of the last statement served, and the
+// Consistent-Through of the first page, so the next page continues exactly
+// there however many statements arrive meanwhile. No skip: cost does not
+// grow with the page number.
+//
+// Tokens are signed (HMAC-SHA256) with a key every worker shares (set by
+// LRS_CURSOR_KEY, or created once and kept in the database), so they stay
+// valid across workers and restarts, and an altered or forged token is
+// refused before anything in it is used. Its content is checked against a
+// schema all the same, and the page size is capped again.
 
+const crypto = require('node:crypto')
+const Ajv = require('ajv')
 const { errors } = require('../../errors')
 
-function encodeMore (basePath, query, next, format, attachments) {
-  const payload = {
-    q: { ...query, since: query.since && query.since.toISOString(), until: query.until && query.until.toISOString() },
-    c: next,
-    f: format,
-    a: attachments
+const VERSION = 1
+const string = { type: 'string', maxLength: 8192 }
+const optionalString = { anyOf: [string, { type: 'null' }] }
+const instant = { anyOf: [{ type: 'string', format: 'date-time' }, { type: 'null' }] }
+const PAYLOAD = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['v', 'q', 'c', 'f', 'a', 't'],
+  properties: {
+    v: { const: VERSION },
+    q: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['agent', 'verb', 'activity', 'registration', 'relatedAgents', 'relatedActivities', 'since', 'until', 'ascending', 'limit'],
+      properties: {
+        agent: optionalString,
+        verb: optionalString,
+        activity: optionalString,
+        registration: optionalString,
+        relatedAgents: { type: 'boolean' },
+        relatedActivities: { type: 'boolean' },
+        since: instant,
+        until: instant,
+        ascending: { type: 'boolean' },
+        limit: { type: 'integer', minimum: 1 }
+      }
+    },
+    c: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['s', 'i'],
+      properties: { s: { type: 'integer', minimum: 0 }, i: string }
+    },
+    f: { enum: ['exact', 'ids', 'canonical'] },
+    a: { type: 'boolean' },
+    t: { type: 'integer', minimum: 0 }
   }
-  return `${basePath}?more=${Buffer.from(JSON.stringify(payload)).toString('base64url')}`
+}
+const ajv = new Ajv({ strict: true })
+require('ajv-formats')(ajv, ['date-time'])
+const validPayload = ajv.compile(PAYLOAD)
+
+const iso = (date) => (date ? date.toISOString() : null)
+const dateOf = (text) => (text === null ? null : new Date(text))
+
+// The query as the token carries it: every field, in a fixed order, so two
+// descriptions of the same query serialise the same.
+function portable (query) {
+  return {
+    agent: query.agent || null,
+    verb: query.verb || null,
+    activity: query.activity || null,
+    registration: query.registration || null,
+    relatedAgents: query.relatedAgents,
+    relatedActivities: query.relatedActivities,
+    since: iso(query.since),
+    until: iso(query.until),
+    ascending: query.ascending,
+    limit: query.limit
+  }
 }
 
-function decodeMore (token) {
-  try {
-    const p = JSON.parse(Buffer.from(token, 'base64url').toString('utf8'))
-    if (!p || !p.q || !p.c || typeof p.c.stored !== 'number' || typeof p.c.id !== 'string') throw new Error('shape')
-    const query = { ...p.q, since: p.q.since ? new Date(p.q.since) : undefined, until: p.q.until ? new Date(p.q.until) : undefined }
-    return { query, cursor: p.c, format: p.f || 'exact', attachments: !!p.a }
-  } catch {
-    throw errors.InvalidParameter('more is not a valid continuation token')
+// `loadKey`: resolves to the shared key (read once, then kept).
+function createMoreCursor (loadKey) {
+  let key = null
+  const sign = (data) => crypto.createHmac('sha256', key).update(data).digest()
+  async function ready () {
+    if (!key) key = await loadKey()
   }
+
+  async function encode (basePath, { query, next, format, attachments, consistentThrough }) {
+    await ready()
+    const payload = { v: VERSION, q: portable(query), c: { s: next.stored.getTime(), i: next.id }, f: format, a: attachments, t: consistentThrough.getTime() }
+    const data = Buffer.from(JSON.stringify(payload)).toString('base64url')
+    return `${basePath}?more=${data}.${sign(data).toString('base64url')}`
+  }
+
+  async function decode (token, { maxLimit }) {
+    await ready()
+    const invalid = () => errors.InvalidParameter('more is not a valid continuation token (use the more URL exactly as it was returned)')
+    const dot = token.lastIndexOf('.')
+    if (dot < 1) throw invalid()
+    const data = token.slice(0, dot)
+    const mac = Buffer.from(token.slice(dot + 1), 'base64url')
+    const expected = sign(data)
+    if (mac.length !== expected.length || !crypto.timingSafeEqual(mac, expected)) throw invalid()
+    let p
+    try { p = JSON.parse(Buffer.from(data, 'base64url').toString('utf8')) } catch { throw invalid() }
+    if (!validPayload(p)) throw invalid()
+    const query = { ...p.q, since: dateOf(p.q.since), until: dateOf(p.q.until), limit: Math.min(p.q.limit, maxLimit) }
+    return { query, after: { stored: new Date(p.c.s), id: p.c.i }, format: p.f, attachments: p.a, consistentThrough: new Date(p.t) }
+  }
+
+  // Some client libraries send the original parameters again beside `more`:
+  // the same query is served, a different one is not.
+  function sameRequest (a, b) {
+    return JSON.stringify(portable(a.query)) === JSON.stringify(portable(b.query)) && a.format === b.format && a.attachments === b.attachments
+  }
+
+  return { encode, decode, sameRequest }
 }
 
-module.exports = { encodeMore, decodeMore }
+module.exports = { createMoreCursor }

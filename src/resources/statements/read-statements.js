@@ -4,11 +4,16 @@
 // sorted by stored (then id) with a `more` cursor (Communication 2.1.3).
 
 const { errors } = require('../../errors')
-const { matchFilter, timeFilter } = require('./statement-query')
+const { statementQuery } = require('../../storage/statement-query')
 const { formatStatement } = require('./statement-formats')
+const { withStored } = require('./statement-record')
 
 const MAX_REFERENCED = 1000
 const MAX_REFERENCE_DEPTH = 5
+
+function hasFilter (q) {
+  return Boolean(q.agent || q.verb || q.activity || q.registration)
+}
 
 function createStatementReader ({ statements }) {
   async function getOne ({ id, voided }, { authorityKey = null } = {}) {
@@ -18,45 +23,43 @@ function createStatementReader ({ statements }) {
   }
 
   // Communication 2.1.4: a statement that targets (StatementRef) a statement
-  // matching the filter matches too, and so on down the chain.
-  async function selector (q) {
-    const match = matchFilter(q)
-    if (!Object.keys(match).length) return match
+  // matching the filters matches too, and so on down the chain.
+  async function referencingIds (q) {
+    if (!hasFilter(q)) return []
     const referencing = new Set()
-    let frontier = await statements.findReferencedIds(match, { limit: MAX_REFERENCED })
+    let frontier = await statements.findReferencedIds(q, { limit: MAX_REFERENCED })
     for (let depth = 0; frontier.length && depth < MAX_REFERENCE_DEPTH; depth++) {
       const next = await statements.findIdsReferencing(frontier, { limit: MAX_REFERENCED })
       frontier = next.filter((id) => !referencing.has(id))
       for (const id of frontier) referencing.add(id)
     }
-    return referencing.size ? { $or: [match, { _id: { $in: [...referencing] } }] } : match
+    return [...referencing]
   }
 
-  async function getPage (q, cursor, { authorityKey = null } = {}) {
-    const own = authorityKey ? { voided: false, authorityKey } : { voided: false }
-    const parts = [own, await selector(q), timeFilter(q, cursor)].filter((p) => Object.keys(p).length)
-    const ors = parts.filter((p) => p.$or).length
-    const filter = ors > 1 ? { $and: parts } : Object.assign({}, ...parts)
-    const rows = await statements.query(filter, { ascending: q.ascending, limit: q.limit + 1 })
-    const hasMore = rows.length > q.limit
-    if (hasMore) rows.length = q.limit
+  // `params`: the parsed query parameters; `after`: the keyset position of
+  // the previous page, if any.
+  async function getPage (params, after, { authorityKey = null } = {}) {
+    const filters = statementQuery({ ...params, after, authorityKey, limit: params.limit })
+    const q = statementQuery({ ...filters, orIds: await referencingIds(filters), limit: params.limit + 1 })
+    const rows = await statements.query(q)
+    const hasMore = rows.length > params.limit
+    if (hasMore) rows.length = params.limit
     const last = rows[rows.length - 1]
-    return { rows, next: hasMore ? { stored: last.stored.getTime(), id: last._id } : null }
+    return { rows, next: hasMore ? { stored: last.stored, id: last.id } : null }
   }
 
   // Newest statements that carry an Activity (for GET /activities).
-  async function statementsWithActivity (id, { limit }) {
-    return statements.query({ relActivities: id }, { ascending: false, limit })
+  async function statementsWithActivity (activity, { limit }) {
+    return statements.query(statementQuery({ activity, relatedActivities: true, limit }))
   }
 
   return { getOne, getPage, statementsWithActivity }
 }
 
-// Statement bodies are stored as JSON text: "exact" pages are concatenated
-// without parsing.
+// Rows as statement JSON texts: "exact" pages are concatenated without parsing.
 function renderStatements (rows, { format, acceptLanguage }) {
-  if (format === 'exact') return rows.map((r) => r.body)
-  return rows.map((r) => JSON.stringify(formatStatement(JSON.parse(r.body), format, acceptLanguage)))
+  if (format === 'exact') return rows.map(withStored)
+  return rows.map((r) => JSON.stringify(formatStatement(JSON.parse(withStored(r)), format, acceptLanguage)))
 }
 
 module.exports = { createStatementReader, renderStatements }

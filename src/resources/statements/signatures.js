@@ -11,7 +11,9 @@ const { errors } = require('../../errors')
 const { areEquivalent } = require('./equivalence')
 
 const SIGNATURE_USAGE = 'http://adlnet.gov/expapi/attachments/signature'
-const ALGORITHMS = { RS256: 'RSA-SHA256', RS384: 'RSA-SHA384', RS512: 'RSA-SHA512' }
+// Data 2.6.s4.b2: RS256, RS384 or RS512, and nothing else. A Map, so a
+// client's `alg` is never looked up on an object's prototype.
+const ALGORITHMS = new Map([['RS256', 'RSA-SHA256'], ['RS384', 'RSA-SHA384'], ['RS512', 'RSA-SHA512']])
 
 function fail (message) {
   throw errors.InvalidSignature(message)
@@ -31,8 +33,9 @@ function verifySignature (statement, jwsBuffer, { xapiVersion }) {
   if (segments.length !== 3 || segments.some((s) => !/^[A-Za-z0-9_-]*$/.test(s))) fail('signature is not a JWS in compact serialization')
   const header = decodeJson(segments[0], 'header')
   const payload = decodeJson(segments[1], 'payload')
-  const algorithm = ALGORITHMS[header.alg]
-  if (!algorithm) fail(`signature algorithm "${header.alg}" is not RS256, RS384 or RS512`)
+  if (header === null || typeof header !== 'object' || Array.isArray(header)) fail('signature header is not a JSON object')
+  const algorithm = typeof header.alg === 'string' ? ALGORITHMS.get(header.alg) : undefined
+  if (!algorithm) fail('signature algorithm is not RS256, RS384 or RS512')
   if (payload === null || typeof payload !== 'object' || !payload.actor || !payload.verb || !payload.object) {
     fail('signature payload is not a statement')
   }

@@ -42,56 +42,65 @@ function defaultVersion (xapiVersion) {
 
 // `text` ends with the statement's closing brace; a valid statement has
 // properties, so what is appended starts with a comma.
-function appendLrsProperties (text, s, { id, storedIso, authorityJson, xapiVersion }) {
+function appendLrsProperties (text, s, { id, authorityJson, xapiVersion }) {
   let added = ''
   if (s.id === undefined) added += `,"id":"${id}"`
-  if (s.timestamp === undefined) added += `,"timestamp":"${storedIso}"`
-  added += `,"stored":"${storedIso}","authority":${authorityJson}`
+  added += `,"authority":${authorityJson}`
   if (s.version === undefined) added += `,"version":"${defaultVersion(xapiVersion)}"`
   return text.slice(0, text.lastIndexOf('}')) + added + '}'
 }
 
-function serialize (statement, { id, storedIso, authority, xapiVersion }) {
+function serialize (statement, { id, authority, xapiVersion }) {
   const s = withContextActivityArrays({ id, ...statement })
   s.id = id
   if (s.object.objectType === 'SubStatement') s.object = withContextActivityArrays(s.object)
-  s.timestamp = statement.timestamp ? toUtcTimestamp(statement.timestamp) : storedIso
-  s.stored = storedIso
+  if (statement.timestamp) s.timestamp = toUtcTimestamp(statement.timestamp)
+  delete s.stored
   s.authority = authority
   s.version = statement.version || defaultVersion(xapiVersion)
   return JSON.stringify(s)
 }
 
-// Data 2.4: the LRS sets id if absent, stored, authority (from the
-// credential), version if absent, and timestamp = stored if absent
-// (2.0 §4.2.4.2). Timestamps are kept in UTC (2.0 §4.2.7). `text` is the
+function attachmentHashes (s) {
+  const list = []
+  for (const a of s.attachments || []) list.push(a.sha2.toLowerCase())
+  if (s.object.objectType === 'SubStatement') for (const a of s.object.attachments || []) list.push(a.sha2.toLowerCase())
+  return list
+}
+
+// Data 2.4: the LRS sets id if absent, authority (from the credential),
+// version if absent, stored, and timestamp = stored if absent (2.0
+// §4.2.4.2). Timestamps are kept in UTC (2.0 §4.2.7). `stored` is given
+// when the batch is written, so the body holds neither it nor a defaulted
+// timestamp: readers append both (see withStored). `text` is the
 // statement's JSON as the client sent it, when known.
-function toRecord (statement, {
-  stored, storedIso = stored.toISOString(), authority, xapiVersion,
-  authorityJson = JSON.stringify(authority), authorityKey = agentKey(authority)
-}, text) {
+function toRecord (statement, { authority, xapiVersion, authorityJson = JSON.stringify(authority), authorityKey = agentKey(authority) }, text) {
   const id = statement.id ? statement.id.toLowerCase() : crypto.randomUUID()
-  const parts = { id, storedIso, authority, authorityJson, xapiVersion }
+  const parts = { id, authority, authorityJson, xapiVersion }
   const body = text !== undefined && keepsClientText(statement) ? appendLrsProperties(text, statement, parts) : serialize(statement, parts)
   const object = statement.object
   const ref = object.objectType === 'StatementRef' ? object.id.toLowerCase() : null
-  // The record keeps the storage document only: the parsed statement can be
+  // The record keeps what storage needs only: the parsed statement can be
   // collected while the batch waits (the rare conflict check re-reads the
   // body), which keeps batch data out of the old generation.
   return {
+    id,
     xapiVersion,
-    doc: {
-      _id: id,
-      stored,
-      body,
-      voided: false,
-      voiding: statement.verb.id === VOIDED_VERB,
-      ref,
-      referenced: false,
-      authorityKey, // for credentials limited to statements/read/mine
-      ...queryFields(statement, authority)
-    }
+    body,
+    timestampFromStored: statement.timestamp === undefined,
+    voiding: statement.verb.id === VOIDED_VERB,
+    ref,
+    authorityKey, // for credentials limited to statements/read/mine
+    attachments: attachmentHashes(statement),
+    ...queryFields(statement, authority)
   }
 }
 
-module.exports = { toRecord }
+// The statement as returned: its stored body with `stored` (and the
+// timestamp the LRS set to it) appended.
+function withStored ({ body, stored, timestampFromStored }) {
+  const iso = stored.toISOString()
+  return body.slice(0, -1) + (timestampFromStored ? `,"timestamp":"${iso}"` : '') + `,"stored":"${iso}"}`
+}
+
+module.exports = { toRecord, withStored }

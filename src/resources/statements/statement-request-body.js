@@ -9,12 +9,12 @@ const crypto = require('node:crypto')
 const { errors } = require('../../errors')
 const { parseMediaType } = require('../../http/media-type')
 const { parseMultipart } = require('../../http/multipart')
-const { statementTexts } = require('./statement-texts')
+const { scanJson } = require('../../validation/json-scan')
 
-const SHA2_BY_HEX_LENGTH = { 64: 'sha256', 96: 'sha384', 128: 'sha512' }
+const SHA2_BY_HEX_LENGTH = new Map([[64, 'sha256'], [96, 'sha384'], [128, 'sha512']])
 
 // The parsed body and the JSON text of each statement in it.
-function parseJson (buffer, what) {
+function parseJson (buffer, what, limits) {
   const text = buffer.toString('utf8')
   let body
   try {
@@ -22,7 +22,7 @@ function parseJson (buffer, what) {
   } catch {
     throw errors.InvalidJson(`${what} is not valid JSON`)
   }
-  return { body, texts: statementTexts(text) }
+  return { body, texts: scanJson(text, limits) }
 }
 
 function attachmentsOf (statements) {
@@ -35,15 +35,16 @@ function attachmentsOf (statements) {
 }
 
 // Returns { body: parsed JSON (object or array), texts: each statement's JSON
-// text (or null), parts: Map(sha2 -> { contentType, body }) }.
-function readStatementBody (req) {
+// text (or null), parts: Map(sha2 -> { contentType, body }) }. `limits`:
+// { maxDepth, maxStringLength } (see json-scan.js).
+function readStatementBody (req, limits) {
   const { type, params } = parseMediaType(req.headers['content-type'])
-  if (type === 'multipart/mixed') return readMultipart(req.rawBody, params.boundary)
+  if (type === 'multipart/mixed') return readMultipart(req.rawBody, params.boundary, limits)
   if (type !== '' && type !== 'application/json') {
     throw errors.BadRequest(`Content-Type ${type} is not accepted here: send application/json or multipart/mixed`)
   }
   if (!req.rawBody.length) throw errors.InvalidJson('request body is empty')
-  const { body, texts } = parseJson(req.rawBody, 'request body')
+  const { body, texts } = parseJson(req.rawBody, 'request body', limits)
   const statements = Array.isArray(body) ? body : [body]
   for (const a of attachmentsOf(statements)) {
     if (a && typeof a === 'object' && a.fileUrl === undefined) {
@@ -53,13 +54,13 @@ function readStatementBody (req) {
   return { body, texts, parts: new Map() }
 }
 
-function readMultipart (rawBody, boundary) {
+function readMultipart (rawBody, boundary, limits) {
   const [first, ...rest] = parseMultipart(rawBody, boundary)
   if (!first) throw errors.InvalidAttachments('multipart body has no statement part')
   if (parseMediaType(first.headers['content-type']).type !== 'application/json') {
     throw errors.InvalidAttachments('the first multipart part must be application/json with the statements')
   }
-  const { body, texts } = parseJson(first.body, 'statement part')
+  const { body, texts } = parseJson(first.body, 'statement part', limits)
   const statements = Array.isArray(body) ? body : [body]
   const parts = new Map()
   for (const part of rest) {
@@ -68,7 +69,7 @@ function readMultipart (rawBody, boundary) {
     const encoding = part.headers['content-transfer-encoding']
     if (encoding && encoding.toLowerCase() !== 'binary') throw errors.InvalidAttachments('attachment parts must use Content-Transfer-Encoding: binary')
     // The part must be what its hash says (SHA-256/384/512 by length).
-    const algorithm = SHA2_BY_HEX_LENGTH[hash.length]
+    const algorithm = SHA2_BY_HEX_LENGTH.get(hash.length)
     if (!algorithm || crypto.createHash(algorithm).update(part.body).digest('hex') !== hash.toLowerCase()) {
       throw errors.InvalidAttachments(`attachment part content does not match its X-Experience-API-Hash ${hash}`)
     }

@@ -5,29 +5,29 @@
 
 const express = require('express')
 const { errors } = require('../../errors')
-const { httpDate } = require('../../http/http-date')
-const { requireAuth, authorityFor } = require('../../auth/basic-auth')
+const { httpDate, lastModified } = require('../../http/http-date')
+const { requireScope, authorityFor } = require('../../auth/basic-auth')
 const { readsOnlyOwnStatements } = require('../../auth/scopes')
 const { agentKey } = require('./agent-keys')
 const { UUID } = require('../../validation/formats')
 const { readStatementBody } = require('./statement-request-body')
-const { parseStatementQuery } = require('./statement-query')
+const { parseStatementQuery } = require('./query-parameters')
 const { renderStatements } = require('./read-statements')
-const { encodeMore, decodeMore } = require('./more-cursor')
 const { buildMultipart } = require('../../http/multipart')
 
 const JSON_TYPE = 'application/json; charset=utf-8'
 
-function statementsRoutes ({ config, credentials, validator, statementWriter, statementReader, attachments }) {
+function statementsRoutes ({ config, credentials, validator, statementWriter, statementReader, attachments, moreCursor }) {
   const router = express.Router({ caseSensitive: true })
-  const write = requireAuth(credentials, 'statements:write')
-  const read = requireAuth(credentials, 'statements:read')
+  const jsonLimits = { maxDepth: config.maxJsonDepth, maxStringLength: config.maxStringLength }
+  const write = requireScope(credentials, 'statements:write')
+  const read = requireScope(credentials, 'statements:read')
 
   router.put('/statements', write, async (req, res) => {
     for (const name of Object.keys(req.query)) if (name !== 'statementId') throw errors.InvalidParameter(`unknown parameter "${name}"`)
     const id = req.query.statementId
     if (typeof id !== 'string' || !UUID.test(id)) throw errors.InvalidParameter('PUT /statements requires a statementId parameter that is a UUID')
-    const { body, texts, parts } = readStatementBody(req)
+    const { body, texts, parts } = readStatementBody(req, jsonLimits)
     if (Array.isArray(body)) throw errors.InvalidStatement('PUT /statements takes a single statement, not an array')
     if (body && typeof body === 'object' && body.id !== undefined && String(body.id).toLowerCase() !== id.toLowerCase()) {
       throw errors.InvalidStatement('statement id does not match the statementId parameter')
@@ -43,7 +43,7 @@ function statementsRoutes ({ config, credentials, validator, statementWriter, st
   router.post('/statements', write, async (req, res) => {
     const names = Object.keys(req.query)
     if (names.length) throw errors.InvalidParameter(`unknown parameter "${names[0]}"`)
-    const { body, texts, parts } = readStatementBody(req)
+    const { body, texts, parts } = readStatementBody(req, jsonLimits)
     const statements = Array.isArray(body) ? body : [body]
     res.locals.statementCount = statements.length
     const ids = await statementWriter.storeStatements({ statements, texts, parts, credential: req.credential, xapiVersion: req.xapiVersion })
@@ -51,14 +51,7 @@ function statementsRoutes ({ config, credentials, validator, statementWriter, st
   })
 
   router.get('/statements', read, async (req, res) => {
-    const more = req.query.more
-    let parsed
-    if (more !== undefined) {
-      if (Object.keys(req.query).length > 1) throw errors.InvalidParameter('more cannot be combined with other parameters')
-      parsed = decodeMore(String(more))
-    } else {
-      parsed = parseStatementQuery(req.query, { validator, xapiVersion: req.xapiVersion, maxLimit: config.statementsMaxLimit })
-    }
+    const parsed = await parseGet(req)
     const acceptLanguage = req.headers['accept-language']
     const scope = { authorityKey: readsOnlyOwnStatements(req.credential.scopes) ? agentKey(authorityFor(req.credential, config)) : null }
     if (parsed.single) {
@@ -68,13 +61,36 @@ function statementsRoutes ({ config, credentials, validator, statementWriter, st
       const [text] = renderStatements([row], { format: parsed.format, acceptLanguage })
       return send(res, text, [row], parsed.attachments)
     }
-    const page = await statementReader.getPage(parsed.query, parsed.cursor, scope)
+    // Every page of one walk reports the first page's Consistent-Through:
+    // what a page returns was all there when the walk began.
+    const consistentThrough = parsed.consistentThrough || res.locals.consistentThrough
+    res.setHeader('X-Experience-API-Consistent-Through', consistentThrough.toISOString())
+    const page = await statementReader.getPage(parsed.query, parsed.after, scope)
     res.locals.statementCount = page.rows.length
-    if (page.rows.length) res.setHeader('Last-Modified', httpDate(page.rows.reduce((m, r) => (r.stored > m ? r.stored : m), page.rows[0].stored)))
-    const moreUrl = page.next ? encodeMore(req.baseUrl + '/statements', parsed.query, page.next, parsed.format, parsed.attachments) : ''
+    if (page.rows.length) res.setHeader('Last-Modified', lastModified(page.rows.map((r) => r.stored)))
+    const moreUrl = page.next
+      ? await moreCursor.encode(req.baseUrl + '/statements', { query: parsed.query, next: page.next, format: parsed.format, attachments: parsed.attachments, consistentThrough })
+      : ''
     const text = `{"statements":[${renderStatements(page.rows, { format: parsed.format, acceptLanguage }).join(',')}],"more":${JSON.stringify(moreUrl)}}`
     return send(res, text, page.rows, parsed.attachments)
   })
+
+  // A `more` token alone, or with the same parameters it was made from;
+  // otherwise the parameters themselves.
+  async function parseGet (req) {
+    const { more, ...params } = req.query
+    const options = { validator, xapiVersion: req.xapiVersion, maxLimit: config.statementsMaxLimit }
+    if (more === undefined) return parseStatementQuery(params, options)
+    if (typeof more !== 'string') throw errors.InvalidParameter('parameter "more" is given more than once')
+    const continued = await moreCursor.decode(more, { maxLimit: config.statementsMaxLimit })
+    if (Object.keys(params).length) {
+      const original = parseStatementQuery(params, options)
+      if (original.single || !moreCursor.sameRequest(original, continued)) {
+        throw errors.InvalidParameter('more cannot be combined with parameters other than those of the query it continues')
+      }
+    }
+    return continued
+  }
 
   // attachments=true: multipart/mixed, the statements first, then each
   // attachment the LRS holds (Communication 2.1.3).
@@ -100,12 +116,12 @@ function statementsRoutes ({ config, credentials, validator, statementWriter, st
 }
 
 // Communication 2.1.3: X-Experience-API-Consistent-Through on every
-// statements response, errors included. Statements still being written in
-// this worker hold it back to the oldest of them.
-function consistentThrough (batcher) {
+// statements response, errors included (see write-batch.js for why "now
+// minus the margin" holds on every worker).
+function consistentThrough ({ config }) {
   return function setConsistentThrough (req, res, next) {
-    const pending = batcher.oldestPending()
-    const through = pending ? new Date(pending.getTime() - 1) : new Date()
+    const through = new Date(Date.now() - config.consistencyMarginMs)
+    res.locals.consistentThrough = through
     res.setHeader('X-Experience-API-Consistent-Through', through.toISOString())
     next()
   }

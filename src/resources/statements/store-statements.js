@@ -2,8 +2,8 @@
 
 // The statement write path, step by step as the spec says it
 // (Communication 2.1.1 PUT, 2.1.2 POST; Data 2.4 for the properties the
-// LRS sets). Reads nothing from the database: conflicts surface as
-// duplicate keys on insert and only then are compared (in the batcher).
+// LRS sets). Reads nothing from the database: conflicts surface when the
+// batch is written (write-batch.js and the storage engine).
 
 const { errors } = require('../../errors')
 const { authorityFor } = require('../../auth/basic-auth')
@@ -12,19 +12,23 @@ const { toRecord } = require('./statement-record')
 const { agentKey } = require('./agent-keys')
 
 function createStatementWriter ({ config, validator, batcher, attachments }) {
-  // `texts`: each statement's JSON text as sent, when known (see statement-texts.js).
+  // `texts`: each statement's JSON text as sent, when known (see validation/json-scan.js).
   async function storeStatements ({ statements, texts, parts, credential, xapiVersion }) {
+    assertCount(statements)
     validateEach(statements, xapiVersion)
     assertUniqueIds(statements)
     verifySignatures(statements, parts, xapiVersion)
-    const stored = new Date()
-    const authority = authorityFor(credential, config)
-    const shared = { stored, storedIso: stored.toISOString(), authority, authorityJson: JSON.stringify(authority), authorityKey: agentKey(authority), xapiVersion }
-    const sent = texts && texts.length === statements.length ? texts : null
-    const records = statements.map((s, i) => toRecord(s, shared, sent ? sent[i] : undefined))
+    const records = toRecords(statements, texts, credential, xapiVersion)
+    assertSizes(records)
     await attachments.saveMany(attachmentParts(parts))
     await batcher.submit(records)
-    return records.map((r) => r.doc._id)
+    return records.map((r) => r.id)
+  }
+
+  function assertCount (statements) {
+    if (statements.length > config.maxStatementsPerRequest) {
+      throw errors.PayloadTooLarge(`a request may carry at most ${config.maxStatementsPerRequest} statements (LRS_MAX_STATEMENTS_PER_REQUEST); this one has ${statements.length}`)
+    }
   }
 
   function validateEach (statements, xapiVersion) {
@@ -56,8 +60,24 @@ function createStatementWriter ({ config, validator, batcher, attachments }) {
     }
   }
 
+  // Data 2.4: id, authority and version; `stored` is the batch's.
+  function toRecords (statements, texts, credential, xapiVersion) {
+    const authority = authorityFor(credential, config)
+    const shared = { authority, authorityJson: JSON.stringify(authority), authorityKey: agentKey(authority), xapiVersion }
+    const sent = texts && texts.length === statements.length ? texts : null
+    return statements.map((s, i) => toRecord(s, shared, sent ? sent[i] : undefined))
+  }
+
+  function assertSizes (records) {
+    for (const r of records) {
+      // A UTF-16 length bounds the UTF-8 byte length from below and three times it from above.
+      if (r.body.length * 3 > config.maxStatementBytes && Buffer.byteLength(r.body) > config.maxStatementBytes) {
+        throw errors.PayloadTooLarge(`statement ${r.id} is larger than ${config.maxStatementBytes} bytes (LRS_MAX_STATEMENT_BYTES)`)
+      }
+    }
+  }
+
   function attachmentParts (parts) {
-    if (!parts.size) return []
     const out = []
     for (const [sha2, part] of parts) out.push({ sha2, contentType: part.contentType, body: part.body })
     return out

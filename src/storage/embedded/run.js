@@ -4,12 +4,12 @@
 // MONGODB_URI (see ecosystem.config.js): one database for all workers.
 
 const { loadConfig } = require('../../config')
-const { createLogger } = require('../../logger')
+const { createToolLogger } = require('../../logger')
 const { startEmbeddedDatabase } = require('./embedded-database')
 
 async function main () {
   const config = loadConfig()
-  const logger = createLogger(config, require('pino').destination(1)) // synchronous: this process exits right after logging failures
+  const logger = createToolLogger(config)
   const db = await startEmbeddedDatabase({ dataDir: config.dataDir, port: config.embeddedDbPort, timeoutMs: 300000 })
   logger.info({ engine: db.engine, uri: db.uri, dataDir: config.dataDir }, 'embedded database ready')
   if (process.send) process.send('ready')

@@ -1,11 +1,10 @@
 'use strict'
 
-// FerretDB workaround: on FerretDB 1.24 a filtered replaceOne/updateOne is
-// not atomic — measured: 20 concurrent replaceOne({_id, etag}) calls let up
-// to 5 through — so a conditional document write could lose an update.
-// Inserting a unique _id *is* atomic there, so each document write holds a
-// short lock document while it checks and writes. On MongoDB single-document
-// writes are atomic and no lock is taken.
+// FerretDB workaround: on FerretDB 1.24 a filtered replaceOne/updateOne/
+// deleteOne is not atomic — measured: 20 concurrent replaceOne({_id, etag})
+// calls let up to 5 through. Inserting a unique _id *is* atomic there, so
+// a conditional write holds a short lock document while it checks and
+// writes. On MongoDB single-document writes are atomic and no lock is taken.
 
 const crypto = require('node:crypto')
 const { DUPLICATE_KEY } = require('./insert-many')
@@ -14,8 +13,8 @@ const LOCK_TTL_MS = 10000
 const RETRY_MS = 2
 const MAX_WAIT_MS = 15000
 
-function documentLocks (db) {
-  const col = db.collection('document_locks')
+function idLocks (db) {
+  const col = db.collection('locks')
 
   async function acquire (id) {
     const owner = crypto.randomUUID()
@@ -29,7 +28,7 @@ function documentLocks (db) {
       }
       // A lock left by a crashed worker expires.
       await col.deleteOne({ _id: id, expiresAt: { $lt: new Date() } })
-      if (Date.now() > deadline) throw new Error(`document lock ${id} not acquired within ${MAX_WAIT_MS} ms`)
+      if (Date.now() > deadline) throw new Error(`lock ${id} not acquired within ${MAX_WAIT_MS} ms`)
       await new Promise((resolve) => setTimeout(resolve, wait))
     }
   }
@@ -46,4 +45,4 @@ function documentLocks (db) {
   }
 }
 
-module.exports = { documentLocks }
+module.exports = { idLocks }

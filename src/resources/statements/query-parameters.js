@@ -1,11 +1,12 @@
 'use strict'
 
 // GET /statements query parameters (Communication 2.1.3), each parsed and
-// turned into a filter by one small function. Unknown parameters, and
+// checked by one small function. Storage gets the result as plain values
+// (src/storage/statement-query.js). Unknown parameters, and
 // known ones in the wrong case, are 400 (Communication 3.2.s3.b4).
 
 const { errors } = require('../../errors')
-const { IRI, UUID, isValidTimestamp, toUtcTimestamp } = require('../../validation/formats')
+const { UUID, isValidTimestamp, toUtcTimestamp } = require('../../validation/formats')
 const { agentKey } = require('./agent-keys')
 
 const PARAMETERS = new Set(['statementId', 'voidedStatementId', 'agent', 'verb', 'activity', 'registration', 'related_activities',
@@ -62,8 +63,8 @@ function parseStatementQuery (params, { validator, xapiVersion, maxLimit }) {
     ascending: parseBoolean('ascending', params.ascending),
     limit: maxLimit
   }
-  if (query.verb !== undefined && !IRI.test(query.verb)) bad('verb must be an IRI')
-  if (query.activity !== undefined && !IRI.test(query.activity)) bad('activity must be an IRI')
+  if (query.verb !== undefined && !validator.isIri(query.verb)) bad('verb must be an IRI')
+  if (query.activity !== undefined && !validator.isIri(query.activity)) bad('activity must be an IRI')
   if (query.registration !== undefined) {
     if (!UUID.test(query.registration)) bad('registration must be a UUID')
     query.registration = query.registration.toLowerCase()
@@ -76,28 +77,4 @@ function parseStatementQuery (params, { validator, xapiVersion, maxLimit }) {
   return { query, format, attachments }
 }
 
-// The filter on everything but time and the cursor; these also select the
-// targets of StatementRefs (Communication 2.1.4).
-function matchFilter (q) {
-  const filter = {}
-  if (q.agent) filter[q.relatedAgents ? 'relAgents' : 'agents'] = q.agent
-  if (q.verb) filter.verb = q.verb
-  if (q.activity) filter[q.relatedActivities ? 'relActivities' : 'activities'] = q.activity
-  if (q.registration) filter.registration = q.registration
-  return filter
-}
-
-function timeFilter (q, cursor) {
-  const stored = {}
-  if (q.since) stored.$gt = q.since
-  if (q.until) stored.$lte = q.until
-  const filter = Object.keys(stored).length ? { stored } : {}
-  if (!cursor) return filter
-  // Continue exactly after the last statement of the previous page:
-  // (stored, _id) strictly beyond the cursor in the sort direction.
-  const after = new Date(cursor.stored)
-  const op = q.ascending ? '$gt' : '$lt'
-  return { ...filter, $or: [{ stored: { [op]: after } }, { stored: after, _id: { [op]: cursor.id } }] }
-}
-
-module.exports = { parseStatementQuery, matchFilter, timeFilter }
+module.exports = { parseStatementQuery }

@@ -2,18 +2,18 @@
 
 // The MongoDB connection. The driver connects lazily and reconnects by
 // itself, so a database that is down at start or goes away later never
-// crashes a worker: operations fail fast (server selection timeout) and the
-// error handler turns that into 503 until the database is back.
+// crashes a worker: operations fail fast (server selection timeout) and
+// storage turns that into DatabaseUnavailable (503) until it is back.
 
 const { MongoClient } = require('mongodb')
 const { ensureIndexes } = require('./indexes')
 
 const SERVER_SELECTION_TIMEOUT_MS = 5000
 
-async function openDatabase (config, logger, { monitorCommands = false } = {}) {
+function connect (config, logger, { monitorCommands = false } = {}) {
   const client = new MongoClient(config.mongodbUri, {
     serverSelectionTimeoutMS: SERVER_SELECTION_TIMEOUT_MS,
-    maxPoolSize: 50,
+    maxPoolSize: config.mongodbPoolSize,
     retryWrites: true,
     ignoreUndefined: true,
     monitorCommands, // tests count the commands the write path sends
@@ -37,7 +37,7 @@ async function openDatabase (config, logger, { monitorCommands = false } = {}) {
         logger.info({ engine: state.engine, db: config.mongodbDb }, 'database ready')
         return
       } catch (err) {
-        logger.warn({ err: err.message, retryInMs: delay }, 'database not ready')
+        logger.warn({ err, retryInMs: delay }, 'database not ready')
         await new Promise((resolve) => setTimeout(resolve, delay))
       }
     }
@@ -48,7 +48,6 @@ async function openDatabase (config, logger, { monitorCommands = false } = {}) {
     db,
     ready,
     get engine () { return state.engine },
-    get indexesReady () { return state.indexesReady },
     async ping () {
       await db.command({ ping: 1 }, { maxTimeMS: 2000 })
       return state.indexesReady
@@ -60,25 +59,10 @@ async function openDatabase (config, logger, { monitorCommands = false } = {}) {
   }
 }
 
-// FerretDB reports itself in buildInfo; some index choices depend on it.
+// FerretDB reports itself in buildInfo; some choices depend on it.
 async function detectEngine (db) {
   const info = await db.admin().command({ buildInfo: 1 })
   return info.ferretdbVersion || info.ferretdb ? 'ferretdb' : 'mongodb'
 }
 
-const UNAVAILABLE_MESSAGE = /topology is closed|not connected|ECONNREFUSED|ECONNRESET|connection .* closed|server selection/i
-
-function isDatabaseUnavailable (err) {
-  if (!err || typeof err !== 'object') return false
-  const name = err.name || ''
-  return name === 'MongoServerSelectionError' ||
-    (name.startsWith('Mongo') && UNAVAILABLE_MESSAGE.test(err.message || '')) ||
-    name === 'MongoNetworkError' ||
-    name === 'MongoNetworkTimeoutError' ||
-    name === 'MongoNotConnectedError' ||
-    name === 'MongoTopologyClosedError' ||
-    name === 'MongoPoolClearedError' ||
-    (typeof err.hasErrorLabel === 'function' && err.hasErrorLabel('RetryableWriteError'))
-}
-
-module.exports = { openDatabase, isDatabaseUnavailable }
+module.exports = { connect }

@@ -8,15 +8,12 @@
 // writers cannot lose an update (no read-then-write without a check).
 
 const { Binary } = require('mongodb')
-const { documentLocks } = require('./document-locks')
-
 const { DUPLICATE_KEY } = require('./insert-many')
 
-function documentsRepository (db, { queryTimeoutMs, engine }) {
+// `exclusive`: see locks.js (only FerretDB needs a lock around a conditional write).
+function documentsRepository (db, { queryTimeoutMs, exclusive: exclusiveById }) {
   const col = db.collection('documents')
-  const locks = documentLocks(db)
-  // See document-locks.js: only FerretDB needs a lock around a conditional write.
-  const exclusive = (id, fn) => (engine() === 'ferretdb' ? locks.withLock(id, fn) : fn())
+  const exclusive = (id, fn) => exclusiveById(`document:${id}`, fn)
 
   const toRow = (doc) => doc && {
     docId: doc.docId,

@@ -1,7 +1,7 @@
 'use strict'
 
 // Credentials: { _id: key, secretHash, scopes, createdAt }.
-function credentialsRepository (db) {
+function credentialsRepository (db, { queryTimeoutMs }) {
   const col = db.collection('credentials')
   return {
     async upsert ({ key, secretHash, scopes }) {
@@ -11,8 +11,9 @@ function credentialsRepository (db) {
         { upsert: true }
       )
     },
-    async all ({ maxTimeMS }) {
-      return col.find({}, { maxTimeMS }).toArray()
+    async all () {
+      const rows = await col.find({}, { maxTimeMS: queryTimeoutMs }).toArray()
+      return rows.map((r) => ({ key: r._id, secretHash: r.secretHash, scopes: r.scopes || [] }))
     }
   }
 }

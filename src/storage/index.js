@@ -1,0 +1,23 @@
+'use strict'
+
+// The storage port: the repositories the rest of the LRS uses, from the
+// engine the configuration picks. Nothing outside src/storage/ knows an
+// engine. Each engine returns:
+//   statements   storeBatch, restamp, findOne, findBodies, findReferencedIds,
+//                findIdsReferencing, query (src/storage/statement-query.js)
+//   documents    get, insert, replace, delete, list, deleteMany
+//   attachments  saveMany, findMany
+//   credentials  upsert, all
+//   outbox       lease, release, remove, deadLetter, listDeadLetters,
+//                replayDeadLetters, depth (entries are written by storeBatch)
+//   settings     getOrCreate
+// and ready (a promise), ping(), close(). Engine failures reach callers as
+// catalogue errors (DatabaseUnavailable, QueryTimeout).
+
+const { openMongoStorage } = require('./mongodb')
+
+function openStorage (config, logger, options) {
+  return openMongoStorage(config, logger, options)
+}
+
+module.exports = { openStorage }

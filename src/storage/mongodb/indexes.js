@@ -1,0 +1,43 @@
+'use strict'
+
+// Every index the LRS uses on MongoDB, ensured at start. Statements get one
+// compound index per query shape: the equality fields first, then the sort
+// key (stored, _id), so a query walks an index in order and stops at
+// `limit`.
+//
+// On FerretDB (the MongoDB stand-in our tests run against) only `_id`
+// equality is ever served from an index and every secondary index costs a
+// large share of insert throughput (../shared/FERRETDB.md), so there the
+// collections are only created up front (which avoids a race between
+// workers creating them on first insert).
+
+const STATEMENT_INDEXES = [
+  { key: { voided: 1, stored: -1, _id: -1 }, name: 'stored' },
+  { key: { agents: 1, voided: 1, stored: -1, _id: -1 }, name: 'agent_stored' },
+  { key: { verb: 1, voided: 1, stored: -1, _id: -1 }, name: 'verb_stored' },
+  { key: { activities: 1, voided: 1, stored: -1, _id: -1 }, name: 'activity_stored' },
+  { key: { registration: 1, voided: 1, stored: -1, _id: -1 }, name: 'registration_stored' },
+  { key: { relAgents: 1, voided: 1, stored: -1, _id: -1 }, name: 'related_agent_stored' },
+  { key: { relActivities: 1, voided: 1, stored: -1, _id: -1 }, name: 'related_activity_stored' },
+  { key: { authorityKey: 1, voided: 1, stored: -1, _id: -1 }, name: 'authority_stored' },
+  { key: { ref: 1 }, name: 'ref', sparse: true }
+]
+
+const INDEXES = {
+  statements: STATEMENT_INDEXES,
+  // _id is the unique document key; this serves the ids-list GETs and State multi-delete.
+  documents: [{ key: { resource: 1, scope: 1, updated: -1 }, name: 'scope_updated' }],
+  forward_outbox: [{ key: { upstream: 1, leaseUntil: 1 }, name: 'upstream_lease' }]
+}
+
+const COLLECTIONS = ['statements', 'documents', 'credentials', 'attachments', 'attachment_chunks', 'forward_outbox', 'forward_dead_letters', 'settings', 'locks']
+
+async function ensureIndexes (db, { engine }) {
+  if (engine === 'ferretdb') {
+    await Promise.all(COLLECTIONS.map((name) => db.createCollection(name).catch((err) => { if (err.code !== 48) throw err })))
+    return
+  }
+  for (const [collection, indexes] of Object.entries(INDEXES)) await db.collection(collection).createIndexes(indexes)
+}
+
+module.exports = { ensureIndexes, STATEMENT_INDEXES }

@@ -1,0 +1,78 @@
+'use strict'
+
+// The forwarding outbox: one entry per (upstream, statement), written by
+// storeBatch before the statements, so forwarding survives restarts and
+// crashes. { _id: "<upstream> <statementId>", upstream, statementId,
+// enqueuedAt, leaseUntil }. Entries an upstream refused for good move to
+// forward_dead_letters (same fields plus status, reason, failedAt) until an
+// admin replays them. Only used when upstream LRSs are configured.
+
+const { insertManyReportingDuplicates } = require('./insert-many')
+
+const EPOCH = new Date(0)
+
+function entryId (upstream, statementId) {
+  return `${upstream} ${statementId}`
+}
+
+function outboxRepository (db, { queryTimeoutMs }) {
+  const col = db.collection('forward_outbox')
+  const dead = db.collection('forward_dead_letters')
+  const read = { maxTimeMS: queryTimeoutMs }
+
+  async function enqueue (upstreams, statementIds) {
+    const enqueuedAt = new Date()
+    const docs = []
+    for (const upstream of upstreams) {
+      for (const statementId of statementIds) docs.push({ _id: entryId(upstream, statementId), upstream, statementId, enqueuedAt, leaseUntil: EPOCH })
+    }
+    // Already queued (the same statement sent again): nothing to add.
+    await insertManyReportingDuplicates(col, docs)
+  }
+
+  const toEntry = (r) => ({ id: r._id, upstream: r.upstream, statementId: r.statementId, enqueuedAt: r.enqueuedAt })
+
+  return {
+    enqueue,
+    // Takes up to `limit` entries of an upstream whose lease has expired and
+    // leases them. Two workers may occasionally take the same entry; that
+    // only re-sends a statement with its id, which upstream LRSs deduplicate.
+    async lease (upstream, { limit, leaseMs }) {
+      const rows = await col.find({ upstream, leaseUntil: { $lt: new Date() } }, { limit, ...read }).toArray()
+      if (!rows.length) return []
+      await col.updateMany({ _id: { $in: rows.map((r) => r._id) } }, { $set: { leaseUntil: new Date(Date.now() + leaseMs) } })
+      return rows.map(toEntry)
+    },
+    // Gives leased entries back (after a failed delivery), to be taken
+    // again after `delayMs`.
+    async release (ids, { delayMs = 0 } = {}) {
+      if (ids.length) await col.updateMany({ _id: { $in: ids } }, { $set: { leaseUntil: new Date(Date.now() + delayMs) } })
+    },
+    async remove (ids) {
+      if (ids.length) await col.deleteMany({ _id: { $in: ids } })
+    },
+    async deadLetter (entries, { status, reason }) {
+      if (!entries.length) return
+      const failedAt = new Date()
+      await insertManyReportingDuplicates(dead, entries.map((e) => ({ _id: e.id, upstream: e.upstream, statementId: e.statementId, enqueuedAt: e.enqueuedAt, status, reason, failedAt })))
+      await col.deleteMany({ _id: { $in: entries.map((e) => e.id) } })
+    },
+    async listDeadLetters ({ upstream, limit }) {
+      const filter = upstream ? { upstream } : {}
+      const rows = await dead.find(filter, { sort: { _id: 1 }, limit, ...read }).toArray()
+      return rows.map((r) => ({ ...toEntry(r), status: r.status, reason: r.reason, failedAt: r.failedAt }))
+    },
+    // Puts dead letters back in the outbox. Returns how many.
+    async replayDeadLetters ({ upstream, limit }) {
+      const rows = await dead.find(upstream ? { upstream } : {}, { projection: { upstream: 1, statementId: 1 }, limit, ...read }).toArray()
+      for (const r of rows) await enqueue([r.upstream], [r.statementId])
+      if (rows.length) await dead.deleteMany({ _id: { $in: rows.map((r) => r._id) } })
+      return rows.length
+    },
+    async depth (upstream) {
+      return col.countDocuments({ upstream }, read)
+    }
+  }
+}
+
+module.exports = { outboxRepository }

@@ -1,0 +1,252 @@
+'use strict'
+
+// Statements on MongoDB. One document per statement:
+//   _id            statement id
+//   stored         Date, the sort key (ties broken by _id)
+//   body           the statement as JSON text, without `stored` (and without
+//                  `timestamp` when the LRS set it to stored: `ts` says so);
+//                  readers append them. FerretDB rejects keys with dots and
+//                  extension keys are IRIs, so the body is text; it is also
+//                  what GET returns, unparsed.
+//   w              token of the batch write that inserted it
+//   confirmed      true once another request was answered on this copy
+//   voided         true once a voiding statement targets it
+//   voiding        true for voiding statements (which cannot be voided)
+//   ref            target id when the object is a StatementRef
+//   referenced     true once some StatementRef targets it (for 2.1.4 filters)
+//   authorityKey   IFI key of the authority (statements/read/mine)
+//   attachments    sha2 of each attachment it declares
+//   verb, agents, relAgents, activities, relActivities, registration:
+//                  the top-level indexed fields the query parameters need.
+//
+// A voiding statement or a StatementRef may arrive before its target. Its
+// flag then goes into a marker document { _id, awaitingStatement: true,
+// voided | referenced } that the target replaces when it is stored, keeping
+// the flags (Data 2.3.2.s2.b3). Markers have no body and never match
+// voided: false, so readers skip them.
+//
+// The write path reads nothing unless an insert reports ids that are taken.
+// Then each request of the batch is all or nothing: a request whose
+// statement differs from the stored one fails (409), and what this batch
+// inserted for it is removed again — but only copies no other request was
+// answered on. A request answered on a copy another batch inserted first
+// marks it `confirmed` (atomically, filtered on that batch's `w`), and a
+// removal skips confirmed copies, so whichever of the two runs first, no
+// acknowledged statement is ever removed (issue: concurrent batches and
+// workers). On FerretDB, whose filtered writes are not atomic, both steps
+// run under a per-id lock.
+
+const crypto = require('node:crypto')
+const { insertManyReportingDuplicates, onlyDuplicateKeyErrors } = require('./insert-many')
+const { statementFilter, matchFilter } = require('./statement-filter')
+
+const MAX_SETTLE_ROUNDS = 10
+const ROW_PROJECTION = { body: 1, stored: 1, ts: 1 }
+
+function toRow (doc) {
+  return { id: doc._id, body: doc.body, stored: doc.stored, timestampFromStored: doc.ts === true }
+}
+
+function statementsRepository (db, { queryTimeoutMs, exclusive, hooks, outbox }) {
+  const col = db.collection('statements')
+  const read = { maxTimeMS: queryTimeoutMs }
+
+  function toDoc (record, stored, w) {
+    return {
+      _id: record.id,
+      stored,
+      body: record.body,
+      ts: record.timestampFromStored || undefined,
+      w,
+      voided: false,
+      voiding: record.voiding,
+      ref: record.ref || undefined,
+      referenced: false,
+      authorityKey: record.authorityKey,
+      attachments: record.attachments.length ? record.attachments : undefined,
+      verb: record.verb,
+      agents: record.agents,
+      relAgents: record.relAgents,
+      activities: record.activities,
+      relActivities: record.relActivities,
+      registration: record.registration
+    }
+  }
+
+  // Sets flags on statements, or leaves markers for ids not stored yet.
+  // `condition` limits which stored statements take the flags; a stored
+  // statement outside it makes the upsert hit its _id, which is ignored.
+  async function setFlagsOrMark (ids, flags, condition = {}) {
+    if (!ids.length) return
+    const ops = ids.map((id) => ({
+      updateOne: { filter: { _id: id, ...condition }, update: { $set: flags, $setOnInsert: { awaitingStatement: true } }, upsert: true }
+    }))
+    try {
+      await col.bulkWrite(ops, { ordered: false })
+    } catch (err) {
+      if (!onlyDuplicateKeyErrors(err)) throw err
+    }
+  }
+
+  // Inserts docs; of the ids found taken, those held by markers get the
+  // statement with the marker's flags. Returns the ids still taken and the
+  // markers replaced (to restore them if the request fails).
+  async function insert (docs) {
+    const taken = await insertManyReportingDuplicates(col, docs)
+    const replaced = new Map()
+    if (!taken.length) return { taken, replaced }
+    const markers = await col.find({ _id: { $in: taken }, awaitingStatement: true }, read).toArray()
+    const byId = new Map(docs.map((d) => [d._id, d]))
+    for (const marker of markers) {
+      const doc = byId.get(marker._id)
+      const flags = { voided: marker.voided === true && !doc.voiding, referenced: marker.referenced === true }
+      const result = await exclusive(`statement:${marker._id}`, () => col.replaceOne({ _id: marker._id, awaitingStatement: true }, { ...doc, ...flags }))
+      if (result.modifiedCount === 1) replaced.set(marker._id, marker)
+    }
+    return { taken: taken.filter((id) => !replaced.has(id)), replaced }
+  }
+
+  // Marks copies inserted by other batches as relied upon. Returns the ids
+  // whose copy is gone (removed by that batch's failed request meanwhile).
+  async function confirm (copies) {
+    const gone = []
+    for (const { id, w } of copies) {
+      const r = await exclusive(`statement:${id}`, () => col.updateOne({ _id: id, w }, { $set: { confirmed: true } }))
+      if (r.matchedCount === 0) gone.push(id)
+    }
+    return gone
+  }
+
+  // Removes what this batch wrote for failed requests, except copies another
+  // request was answered on; a replaced marker is put back.
+  async function removeUnconfirmed (docs, replaced, w) {
+    for (const doc of docs) {
+      const filter = { _id: doc._id, w, confirmed: { $ne: true } }
+      const marker = replaced.get(doc._id)
+      await exclusive(`statement:${doc._id}`, () => (marker ? col.replaceOne(filter, marker) : col.deleteOne(filter)))
+    }
+  }
+
+  // One round: compares the taken ids with the stored copies. Returns the
+  // failed requests, the copies to confirm, and docs to insert again.
+  async function compareTaken (entries, takenIds, sameStatement) {
+    const taken = new Set(takenIds)
+    const rows = await col.find({ _id: { $in: takenIds } }, { projection: { body: 1, w: 1 }, ...read }).toArray()
+    const stored = new Map(rows.map((r) => [r._id, r]))
+    const failed = new Map()
+    const copies = new Map()
+    const again = []
+    for (const { doc, record, group } of entries) {
+      if (!taken.has(doc._id) || failed.has(group)) continue
+      const row = stored.get(doc._id)
+      if (!row || row.body === undefined) { again.push({ doc, record, group }); continue }
+      if (row.body !== doc.body && !sameStatement(row.body, record)) failed.set(group, doc._id)
+      else if (row.w !== doc.w) copies.set(doc._id, { id: doc._id, w: row.w, entry: { doc, record, group } })
+    }
+    return { failed, copies, again }
+  }
+
+  // Settles the ids an insert found taken: which requests fail, which
+  // copies the others rely on. Loops while copies vanish under it. Adds the
+  // ids this batch writes on the way to `written`.
+  async function settle (entries, takenIds, replaced, written, { sameStatement }) {
+    const failed = new Map()
+    let pending = { entries, takenIds }
+    for (let round = 0; pending.takenIds.length; round++) {
+      if (round === MAX_SETTLE_ROUNDS) throw new Error(`statement ids kept vanishing while being stored: ${pending.takenIds.slice(0, 3).join(', ')}`)
+      if (hooks.beforeSettle) await hooks.beforeSettle(pending.takenIds)
+      const { failed: f, copies, again } = await compareTaken(pending.entries, pending.takenIds, sameStatement)
+      for (const [group, id] of f) failed.set(group, id)
+      const relied = [...copies.values()].filter((c) => !failed.has(c.entry.group))
+      if (hooks.beforeConfirm && relied.length) await hooks.beforeConfirm(relied.map((c) => c.id))
+      const gone = new Set(await confirm(relied))
+      const retry = [...again, ...relied.filter((c) => gone.has(c.id)).map((c) => c.entry)].filter((e) => !failed.has(e.group))
+      if (!retry.length) break
+      const result = await insert(retry.map((e) => e.doc))
+      for (const [id, marker] of result.replaced) replaced.set(id, marker)
+      const stillTaken = new Set(result.taken)
+      for (const e of retry) if (!stillTaken.has(e.doc._id)) written.add(e.doc._id)
+      pending = { entries: retry, takenIds: result.taken }
+    }
+    return failed
+  }
+
+  return {
+    // Stores the statements of several requests (groups of records) in one
+    // write, each request all or nothing. Returns `failed`, Map(group index
+    // -> id of the statement that conflicts with a stored one), and
+    // `inserted`, the ids this batch stored (not those already there).
+    // `forwardTo`: upstream ids whose outbox gets an entry per statement,
+    // written first, so an entry exists whenever its statement does (the
+    // forwarder drops entries whose statement never appeared).
+    async storeBatch (groups, { stored, sameStatement, forwardTo = [] }) {
+      const w = crypto.randomUUID()
+      const entries = []
+      groups.forEach((records, group) => { for (const record of records) entries.push({ record, group, doc: toDoc(record, stored, w) }) })
+      const docs = entries.map((e) => e.doc)
+      if (forwardTo.length) await outbox.enqueue(forwardTo, docs.map((d) => d._id))
+      const { taken, replaced } = await insert(docs)
+      const takenSet = new Set(taken)
+      const written = new Set(docs.filter((d) => !takenSet.has(d._id)).map((d) => d._id))
+      const failed = taken.length ? await settle(entries, taken, replaced, written, { sameStatement }) : new Map()
+      const ok = entries.filter((e) => !failed.has(e.group))
+      if (failed.size) {
+        const keep = new Set(ok.map((e) => e.doc._id))
+        const mine = entries.filter((e) => failed.has(e.group) && !keep.has(e.doc._id) && written.has(e.doc._id)).map((e) => e.doc)
+        await removeUnconfirmed(mine, replaced, w)
+      }
+      await applyReferences(ok.map((e) => e.record))
+      return { failed, inserted: [...new Set(ok.filter((e) => written.has(e.doc._id)).map((e) => e.doc._id))] }
+    },
+
+    // Consistent-Through: moves statements to a later `stored`.
+    async restamp (ids, stored) {
+      if (ids.length) await col.updateMany({ _id: { $in: ids } }, { $set: { stored } })
+    },
+
+    async findOne (id, { voided, authorityKey }) {
+      const filter = { _id: id, voided }
+      if (authorityKey) filter.authorityKey = authorityKey
+      const doc = await col.findOne(filter, { projection: ROW_PROJECTION, ...read })
+      return doc && doc.body !== undefined ? toRow(doc) : null
+    },
+
+    async findBodies (ids) {
+      if (!ids.length) return new Map()
+      const docs = await col.find({ _id: { $in: ids } }, { projection: ROW_PROJECTION, ...read }).toArray()
+      return new Map(docs.filter((d) => d.body !== undefined).map((d) => [d._id, toRow(d)]))
+    },
+
+    // Communication 2.1.4: statements matching the filters that some
+    // StatementRef targets, and the statements that target given ids.
+    async findReferencedIds (q, { limit }) {
+      const rows = await col.find({ ...matchFilter(q), referenced: true }, { projection: { _id: 1 }, limit, ...read }).toArray()
+      return rows.map((r) => r._id)
+    },
+
+    async findIdsReferencing (ids, { limit }) {
+      const rows = await col.find({ ref: { $in: ids } }, { projection: { _id: 1 }, limit, ...read }).toArray()
+      return rows.map((r) => r._id)
+    },
+
+    async query (q) {
+      const dir = q.ascending ? 1 : -1
+      const docs = await col.find(statementFilter(q), { projection: ROW_PROJECTION, sort: { stored: dir, _id: dir }, limit: q.limit, ...read }).toArray()
+      return docs.map(toRow)
+    }
+  }
+
+  async function applyReferences (records) {
+    const voids = []
+    const refs = []
+    for (const r of records) {
+      if (r.ref) refs.push(r.ref)
+      if (r.voiding) voids.push(r.ref)
+    }
+    if (refs.length) await setFlagsOrMark(refs, { referenced: true })
+    // Data 2.3.2: voiding never applies to a voiding statement.
+    if (voids.length) await setFlagsOrMark(voids, { voided: true }, { voiding: { $ne: true } })
+  }
+}
+
+module.exports = { statementsRepository }

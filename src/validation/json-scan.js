@@ -1,0 +1,69 @@
+'use strict'
+
+// One pass over JSON text that JSON.parse accepted: enforces the limits on
+// its content and finds the text of each top-level value.
+//
+// Limits: nesting deeper than `maxDepth` (JSON.parse copes, but
+// serialising and comparing recurse) and strings longer than
+// `maxStringLength` characters as sent (escapes included) are 400.
+//
+// The texts serve the statement write path, which stores each statement's
+// text as the client sent it with the LRS's own properties appended instead
+// of serialising the parsed statement again: JSON.stringify of a 1.8 KB
+// statement costs more than finding its boundaries, and the copy it makes
+// is garbage the collector has to chase while the batch waits.
+//
+// The syntax is already known to be valid, so the scan tracks nesting and
+// skips strings, nothing more.
+
+const { errors } = require('../errors')
+
+const QUOTE = 0x22
+const BACKSLASH = 0x5c
+const OPEN_BRACE = 0x7b
+const CLOSE_BRACE = 0x7d
+const OPEN_BRACKET = 0x5b
+const CLOSE_BRACKET = 0x5d
+
+// Index of the quote that closes the string opened at `open`.
+function endOfString (text, open) {
+  let close = text.indexOf('"', open + 1)
+  for (;;) {
+    let backslashes = 0
+    while (text.charCodeAt(close - 1 - backslashes) === BACKSLASH) backslashes++
+    if (backslashes % 2 === 0) return close
+    close = text.indexOf('"', close + 1)
+  }
+}
+
+// Returns the text of each object: the whole text for an object, each
+// object element for an array; null for anything else.
+function scanJson (text, { maxDepth, maxStringLength }) {
+  const body = text.trim()
+  const first = body.charCodeAt(0)
+  const isArray = first === OPEN_BRACKET
+  const texts = isArray ? [] : null
+  let depth = 0
+  let start = -1
+  for (let i = 0; i < body.length; i++) {
+    const c = body.charCodeAt(i)
+    if (c === QUOTE) {
+      const close = endOfString(body, i)
+      if (close - i - 1 > maxStringLength) throw errors.BadRequest(`a string is longer than ${maxStringLength} characters (LRS_MAX_STRING_LENGTH)`)
+      i = close
+    } else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
+      if (isArray && depth === 1) start = c === OPEN_BRACE ? i : -1
+      if (++depth > maxDepth) throw errors.BadRequest(`objects and arrays are nested deeper than ${maxDepth} levels (LRS_MAX_JSON_DEPTH)`)
+    } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
+      depth--
+      if (isArray && depth === 1 && start >= 0) {
+        texts.push(body.slice(start, i + 1))
+        start = -1
+      }
+    }
+  }
+  if (first === OPEN_BRACE) return [body]
+  return texts
+}
+
+module.exports = { scanJson }
