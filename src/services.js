@@ -17,7 +17,7 @@ function createServices ({ config, storage, logger, hooks = {} }) {
   // the write path also queues outbox entries (still no reads).
   const forwardTo = config.forwardUrls.map((u) => parseUpstream(u).id)
   const forwarder = forwardTo.length
-    ? createForwarder({ urls: config.forwardUrls, outbox: storage.outbox, statements: storage.statements, logger })
+    ? createForwarder({ urls: config.forwardUrls, timeoutMs: config.forwardTimeoutMs, outbox: storage.outbox, statements: storage.statements, logger })
     : null
   const batcher = createStatementBatcher({
     write: createBatchWriter({
@@ -41,7 +41,7 @@ function createServices ({ config, storage, logger, hooks = {} }) {
     attachments: storage.attachments,
     documents: storage.documents,
     statementWriter: createStatementWriter({ config, validator, batcher, attachments: storage.attachments }),
-    statementReader: createStatementReader({ statements: storage.statements }),
+    statementReader: createStatementReader({ statements: storage.statements, queryTimeoutMs: config.queryTimeoutMs, hooks }),
     forwarder,
     async close () {
       await batcher.drain()

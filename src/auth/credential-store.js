@@ -3,9 +3,10 @@
 // Verifies HTTP Basic credentials without a database read per request and
 // without letting wrong secrets cost much:
 // - credentials are held in memory; the collection is re-read every
-//   LRS_CREDENTIAL_REFRESH_S, and at once (at most four times a second,
-//   the request waiting for it) when a request names an unknown key, so
-//   steady ingest causes no reads and a new credential works at once;
+//   LRS_CREDENTIAL_REFRESH_S, and when a request names an unknown key (the
+//   request waits for that read; such reads are shared and at most four a
+//   second), so steady ingest causes no reads and a new credential works on
+//   its first use;
 // - a verified Authorization header is remembered (by its SHA-256), so
 //   scrypt runs once per credential per worker, not once per request (and
 //   concurrent first requests with the same header share one run);
@@ -48,9 +49,12 @@ function createCredentialStore ({ config, storage, logger }) {
     failed.clear()
   }
 
-  // Concurrent callers share one read.
-  function refresh () {
-    if (!refreshing) refreshing = readCredentials().finally(() => { refreshing = null })
+  // Concurrent callers share one read; `minGapMs` after the previous one.
+  function refresh ({ minGapMs = 0 } = {}) {
+    if (!refreshing) {
+      const wait = Math.max(0, lastRefresh + minGapMs - Date.now())
+      refreshing = new Promise((resolve) => setTimeout(resolve, wait)).then(readCredentials).finally(() => { refreshing = null })
+    }
     return refreshing
   }
 
@@ -142,8 +146,8 @@ function createCredentialStore ({ config, storage, logger }) {
       throw errors.TooManyRequests(`too many failed authentication attempts; retry in ${wait} s`, { headers: { 'Retry-After': String(wait) } })
     }
     let credential = colon < 0 ? undefined : byKey.get(key)
-    if (!credential && colon >= 0 && now - lastRefresh > MISS_REFRESH_MIN_MS) {
-      try { await refresh() } catch (err) { logger.warn({ err }, 'credential refresh failed') }
+    if (!credential && colon >= 0) {
+      try { await refresh({ minGapMs: MISS_REFRESH_MIN_MS }) } catch (err) { logger.warn({ err }, 'credential refresh failed') }
       credential = byKey.get(key)
     }
     let ok = false

@@ -19,11 +19,9 @@
 const { withStored } = require('../resources/statements/statement-record')
 
 const BATCH = 100
-const LEASE_MS = 30000
 const IDLE_MS = 500
 const BACKOFF_START_MS = 500
 const BACKOFF_MAX_MS = 60000
-const REQUEST_TIMEOUT_MS = 15000
 // An entry whose statement is not stored this long after it was queued
 // belongs to a request that failed (409) or died before its write: dropped.
 const ORPHAN_AGE_MS = 5 * 60 * 1000
@@ -40,8 +38,9 @@ function parseUpstream (raw) {
 
 class RetryLater extends Error {}
 
-function createForwarder ({ urls, outbox, statements, logger }) {
+function createForwarder ({ urls, timeoutMs, outbox, statements, logger }) {
   const upstreams = urls.map(parseUpstream)
+  const leaseMs = 2 * timeoutMs
   let stopped = false
   const loops = []
 
@@ -52,7 +51,7 @@ function createForwarder ({ urls, outbox, statements, logger }) {
         method: 'POST',
         headers: { 'Content-Type': 'application/json', 'X-Experience-API-Version': version, ...(upstream.auth && { Authorization: upstream.auth }) },
         body: '[' + texts.join(',') + ']',
-        signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS)
+        signal: AbortSignal.timeout(timeoutMs)
       })
     } catch (err) {
       throw new RetryLater(`upstream unreachable: ${err.message}`)
@@ -74,7 +73,7 @@ function createForwarder ({ urls, outbox, statements, logger }) {
   }
 
   async function deliver (upstream) {
-    const leased = await outbox.lease(upstream.id, { limit: BATCH, leaseMs: LEASE_MS })
+    const leased = await outbox.lease(upstream.id, { limit: BATCH, leaseMs })
     if (!leased.length) return 0
     const rows = await statements.findBodies(leased.map((e) => e.statementId))
     const byVersion = new Map()

@@ -5,15 +5,7 @@ const assert = require('node:assert/strict')
 const crypto = require('node:crypto')
 const { startLrs } = require('../helpers/lrs')
 const { statement } = require('../helpers/statements')
-
-function multipart (parts, boundary) {
-  const chunks = []
-  for (const p of parts) {
-    chunks.push(Buffer.from(`--${boundary}\r\n` + Object.entries(p.headers).map(([k, v]) => `${k}: ${v}\r\n`).join('') + '\r\n'), Buffer.from(p.body), Buffer.from('\r\n'))
-  }
-  chunks.push(Buffer.from(`--${boundary}--\r\n`))
-  return Buffer.concat(chunks)
-}
+const { multipart } = require('../helpers/multipart')
 
 test('attachments (Communication 1.5.2)', async (t) => {
   const lrs = await startLrs()

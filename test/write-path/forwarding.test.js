@@ -3,61 +3,158 @@
 const { test } = require('node:test')
 const assert = require('node:assert/strict')
 const http = require('node:http')
-const { startLrs } = require('../helpers/lrs')
+const path = require('node:path')
+const crypto = require('node:crypto')
+const { spawn } = require('node:child_process')
+const { startLrs, ADMIN, basic } = require('../helpers/lrs')
 const { statement } = require('../helpers/statements')
+const { freePort } = require('../helpers/free-port')
+const { parseUpstream } = require('../../src/forwarding/forwarder')
 
-// A minimal upstream LRS that records what it receives.
-function upstream ({ status = 200 } = {}) {
+// A minimal upstream LRS that records what it receives. `answer(list)`
+// decides the status for a POSTed list (default 200).
+function upstream (answer = () => 200) {
   const received = []
   const requests = []
   const server = http.createServer((req, res) => {
     let body = ''
     req.on('data', (c) => { body += c })
     req.on('end', () => {
-      requests.push({ url: req.url, auth: req.headers.authorization, version: req.headers['x-experience-api-version'] })
-      if (server.status !== 200) { res.statusCode = server.status; return res.end('{}') }
       const list = JSON.parse(body)
+      const status = server.answer(list)
+      requests.push({ url: req.url, auth: req.headers.authorization, version: req.headers['x-experience-api-version'], ids: list.map((s) => s.id), status })
+      res.statusCode = status
+      if (status !== 200) return res.end('{"error":true}')
       received.push(...list)
       res.setHeader('Content-Type', 'application/json')
       res.end(JSON.stringify(list.map((s) => s.id)))
     })
   })
-  server.status = status
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ server, received, requests, port: server.address().port })))
+  server.answer = answer
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => {
+    const url = `http://fwd:pw@127.0.0.1:${server.address().port}/xapi`
+    resolve({ server, received, requests, url, id: parseUpstream(url).id })
+  }))
 }
 
-async function until (fn, ms = 15000) {
+// Waits for a condition the LRS reaches in the background (delivery, retries).
+async function until (fn, ms = 20000) {
   const deadline = Date.now() + ms
   while (Date.now() < deadline) {
     if (await fn()) return true
-    await new Promise((resolve) => setTimeout(resolve, 100))
+    await new Promise((resolve) => setTimeout(resolve, 50))
   }
   return false
 }
 
-test('forwarding to an upstream LRS', async (t) => {
-  const up = await upstream()
+async function forwardingLrs (t, up, env = {}) {
   t.after(() => up.server.close())
-  const lrs = await startLrs({ LRS_FORWARD_URLS: `http://fwd:pw@127.0.0.1:${up.port}/xapi` })
+  return startLrs({ LRS_FORWARD_URLS: up.url, ...env })
+}
 
-  await t.test('stored statements reach the upstream with their ids, with its credentials', async () => {
-    const res = await lrs.client('/statements', { method: 'POST', body: [statement(), statement()] })
-    assert.equal(res.status, 200)
-    assert.ok(await until(() => res.json.every((id) => up.received.some((s) => s.id === id))), 'delivered')
-    assert.equal(up.requests[0].url, '/xapi/statements')
-    assert.equal(up.requests[0].auth, 'Basic ' + Buffer.from('fwd:pw').toString('base64'))
-    assert.ok(await until(async () => (await lrs.storage.internals.db.collection('forward_outbox').countDocuments()) === 0), 'outbox emptied')
-  })
+test('stored statements reach the upstream with their ids and its credentials, and the outbox empties', async (t) => {
+  const up = await upstream()
+  const lrs = await forwardingLrs(t, up)
+  const res = await lrs.client('/statements', { method: 'POST', body: [statement(), statement()] })
+  assert.equal(res.status, 200)
+  assert.ok(await until(() => res.json.every((id) => up.received.some((s) => s.id === id))), 'delivered')
+  assert.equal(up.requests[0].url, '/xapi/statements')
+  assert.equal(up.requests[0].auth, basic('fwd', 'pw'))
+  assert.ok(up.received.every((s) => s.stored && s.authority), 'as stored, with stored and authority')
+  assert.ok(await until(async () => (await lrs.storage.outbox.depth(up.id)) === 0), 'outbox emptied')
+})
 
-  await t.test('a failing upstream does not fail or hold up ingest; entries wait in the outbox and go once it recovers', async () => {
-    up.server.status = 503
-    const started = Date.now()
-    const res = await lrs.client('/statements', { method: 'POST', body: statement() })
-    assert.equal(res.status, 200)
-    assert.ok(Date.now() - started < 2000)
-    await new Promise((resolve) => setTimeout(resolve, 700))
-    assert.equal(await lrs.storage.internals.db.collection('forward_outbox').countDocuments(), 1)
-    up.server.status = 200
-    assert.ok(await until(() => up.received.some((s) => s.id === res.json[0]), 20000), 'delivered after recovery')
+test('a failing upstream neither fails nor holds up ingest; entries wait and go once it recovers', async (t) => {
+  const up = await upstream(() => 503)
+  const lrs = await forwardingLrs(t, up)
+  const res = await lrs.client('/statements', { method: 'POST', body: statement() })
+  assert.equal(res.status, 200)
+  assert.ok(await until(() => up.requests.length >= 1), 'an attempt was made')
+  assert.equal(await lrs.storage.outbox.depth(up.id), 1, 'the entry waits')
+  up.server.answer = () => 200
+  assert.ok(await until(() => up.received.some((s) => s.id === res.json[0])), 'delivered after recovery')
+})
+
+test('an upstream 4xx other than 408/409/429 moves the batch to dead letters, which admins list and replay', async (t) => {
+  const up = await upstream(() => 400)
+  const lrs = await forwardingLrs(t, up)
+  const ids = (await lrs.client('/statements', { method: 'POST', body: [statement(), statement()] })).json
+  const admin = (p, init = {}) => fetch(lrs.url + p, { ...init, headers: { Authorization: basic(ADMIN.user, ADMIN.password), 'Content-Type': 'application/json' } })
+  let list
+  assert.ok(await until(async () => {
+    list = await (await admin('/admin/forwarding/dead-letters')).json()
+    return list.deadLetters.length === 2
+  }), 'dead letters listed')
+  assert.deepEqual(list.deadLetters.map((d) => d.statementId).sort(), [...ids].sort())
+  assert.equal(list.deadLetters[0].status, 400)
+  assert.equal(list.deadLetters[0].upstream, up.id)
+  assert.equal(await lrs.storage.outbox.depth(up.id), 0, 'no longer retried')
+  const attempts = up.requests.length
+  up.server.answer = () => 200
+  const replay = await admin('/admin/forwarding/dead-letters/replay', { method: 'POST', body: '{}' })
+  assert.deepEqual(await replay.json(), { replayed: 2 })
+  assert.ok(await until(() => ids.every((id) => up.received.some((s) => s.id === id))), 'delivered after replay')
+  assert.ok(up.requests.length > attempts)
+  // The xAPI credential `all` does not reach /admin.
+  assert.equal((await fetch(lrs.url + '/admin/forwarding/dead-letters', { headers: { Authorization: basic('nobody', 'x') } })).status, 401)
+})
+
+test('an upstream 409 is resolved per statement: the rest of the batch is delivered', async (t) => {
+  const poison = crypto.randomUUID()
+  const up = await upstream((list) => (list.some((s) => s.id === poison) ? 409 : 200))
+  const lrs = await forwardingLrs(t, up)
+  const others = [statement(), statement(), statement()]
+  const res = await lrs.client('/statements', { method: 'POST', body: [...others, statement({ id: poison })] })
+  assert.equal(res.status, 200)
+  const delivered = res.json.filter((id) => id !== poison)
+  assert.ok(await until(() => delivered.every((id) => up.received.some((s) => s.id === id))), 'the other statements are delivered')
+  assert.ok(await until(async () => (await lrs.storage.outbox.listDeadLetters({ upstream: up.id, limit: 10 })).some((d) => d.statementId === poison && d.status === 409)))
+  assert.ok(await until(async () => (await lrs.storage.outbox.depth(up.id)) === 0))
+})
+
+test('kill -9 of a worker while it forwards loses no forward: every acknowledged statement reaches the upstream', async (t) => {
+  const up = await upstream(() => 503)
+  t.after(() => up.server.close())
+  const db = `test_${crypto.randomBytes(6).toString('hex')}`
+  const port = await freePort()
+  const env = {
+    ...process.env,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    MONGODB_DB: db,
+    LRS_ADMIN_USER: ADMIN.user,
+    LRS_ADMIN_PASSWORD: ADMIN.password,
+    LRS_FORWARD_URLS: up.url,
+    LRS_FORWARD_TIMEOUT_MS: '1000',
+    LRS_LOG_LEVEL: 'silent'
+  }
+  const worker = spawn(process.execPath, [path.join(__dirname, '../../src/server.js')], { env, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] })
+  t.after(() => worker.kill('SIGKILL'))
+  await new Promise((resolve, reject) => { worker.once('message', resolve); worker.once('exit', reject) })
+  const acknowledged = []
+  let posting = true
+  const clients = Array.from({ length: 4 }, async () => {
+    while (posting && acknowledged.length < 150) {
+      try {
+        const res = await fetch(`http://127.0.0.1:${port}/xapi/statements`, {
+          method: 'POST',
+          headers: { Authorization: basic(ADMIN.user, ADMIN.password), 'X-Experience-API-Version': '1.0.3', 'Content-Type': 'application/json' },
+          body: JSON.stringify(Array.from({ length: 5 }, () => statement()))
+        })
+        if (res.status === 200) acknowledged.push(...await res.json())
+      } catch {
+        return // the worker is gone
+      }
+    }
   })
+  assert.ok(await until(() => acknowledged.length >= 100 && up.requests.length >= 1), 'ingesting while forwarding is attempted')
+  up.server.answer = () => 200
+  assert.ok(await until(() => up.received.length > 0), 'forwarding under way')
+  worker.kill('SIGKILL')
+  posting = false
+  await Promise.all(clients)
+  const lrs = await startLrs({ MONGODB_DB: db, LRS_FORWARD_URLS: up.url, LRS_FORWARD_TIMEOUT_MS: '1000' })
+  assert.ok(await until(() => acknowledged.every((id) => up.received.some((s) => s.id === id)), 40000),
+    `${acknowledged.filter((id) => !up.received.some((s) => s.id === id)).length} of ${acknowledged.length} acknowledged statements never forwarded`)
+  assert.ok(lrs)
 })

@@ -15,7 +15,13 @@ function hasFilter (q) {
   return Boolean(q.agent || q.verb || q.activity || q.registration)
 }
 
-function createStatementReader ({ statements }) {
+// `queryTimeoutMs` bounds a whole page (every storage call it takes), on
+// top of each engine's own per-query limit: past it, QueryTimeout (504).
+function createStatementReader ({ statements, queryTimeoutMs, hooks = {} }) {
+  function checkDeadline (deadline) {
+    if (Date.now() > deadline) throw errors.QueryTimeout()
+  }
+
   async function getOne ({ id, voided }, { authorityKey = null } = {}) {
     const row = await statements.findOne(id, { voided, authorityKey })
     if (!row) throw errors.NotFound(voided ? `no voided statement ${id}` : `no statement ${id}`)
@@ -24,11 +30,12 @@ function createStatementReader ({ statements }) {
 
   // Communication 2.1.4: a statement that targets (StatementRef) a statement
   // matching the filters matches too, and so on down the chain.
-  async function referencingIds (q) {
+  async function referencingIds (q, deadline) {
     if (!hasFilter(q)) return []
     const referencing = new Set()
     let frontier = await statements.findReferencedIds(q, { limit: MAX_REFERENCED })
     for (let depth = 0; frontier.length && depth < MAX_REFERENCE_DEPTH; depth++) {
+      checkDeadline(deadline)
       const next = await statements.findIdsReferencing(frontier, { limit: MAX_REFERENCED })
       frontier = next.filter((id) => !referencing.has(id))
       for (const id of frontier) referencing.add(id)
@@ -39,9 +46,12 @@ function createStatementReader ({ statements }) {
   // `params`: the parsed query parameters; `after`: the keyset position of
   // the previous page, if any.
   async function getPage (params, after, { authorityKey = null } = {}) {
+    const deadline = Date.now() + queryTimeoutMs
     const filters = statementQuery({ ...params, after, authorityKey, limit: params.limit })
-    const q = statementQuery({ ...filters, orIds: await referencingIds(filters), limit: params.limit + 1 })
-    const rows = await statements.query(q)
+    const orIds = await referencingIds(filters, deadline)
+    if (hooks.beforeQuery) await hooks.beforeQuery()
+    checkDeadline(deadline)
+    const rows = await statements.query(statementQuery({ ...filters, orIds, limit: params.limit + 1 }))
     const hasMore = rows.length > params.limit
     if (hasMore) rows.length = params.limit
     const last = rows[rows.length - 1]

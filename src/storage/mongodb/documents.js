@@ -9,11 +9,11 @@
 
 const { Binary } = require('mongodb')
 const { DUPLICATE_KEY } = require('./insert-many')
+const { byId } = require('./by-id')
 
-// `exclusive`: see locks.js (only FerretDB needs a lock around a conditional write).
-function documentsRepository (db, { queryTimeoutMs, exclusive: exclusiveById }) {
+function documentsRepository (db, { queryTimeoutMs, isFerret, locks }) {
   const col = db.collection('documents')
-  const exclusive = (id, fn) => exclusiveById(`document:${id}`, fn)
+  const ids = byId(col, { isFerret, locks, maxTimeMS: queryTimeoutMs })
 
   const toRow = (doc) => doc && {
     docId: doc.docId,
@@ -42,7 +42,7 @@ function documentsRepository (db, { queryTimeoutMs, exclusive: exclusiveById }) 
     // Insert only if absent. Returns false if it exists.
     async insert (key, value) {
       try {
-        await exclusive(key.id, () => col.insertOne(toDoc(key, value)))
+        await col.insertOne(toDoc(key, value))
         return true
       } catch (err) {
         if (err.code === DUPLICATE_KEY) return false
@@ -52,13 +52,10 @@ function documentsRepository (db, { queryTimeoutMs, exclusive: exclusiveById }) 
     // Replace only if the stored etag is `etag` (or unconditionally when
     // etag is null, creating it if absent). Returns whether it was written.
     async replace (key, value, { etag = null, upsert = false } = {}) {
-      const filter = etag === null ? { _id: key.id } : { _id: key.id, etag }
-      const r = await exclusive(key.id, () => col.replaceOne(filter, toDoc(key, value), { upsert }))
-      return r.matchedCount > 0 || r.upsertedCount > 0
+      return ids.writeIf(key.id, etag === null ? {} : { etag }, { replace: toDoc(key, value) }, { upsert })
     },
     async delete (key, { etag = null } = {}) {
-      const r = await exclusive(key.id, () => col.deleteOne(etag === null ? { _id: key.id } : { _id: key.id, etag }))
-      return r.deletedCount > 0
+      return ids.writeIf(key.id, etag === null ? {} : { etag }, { delete: true })
     },
     async list ({ resource, scope, registration, since }) {
       const filter = { resource, scope }

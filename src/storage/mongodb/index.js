@@ -17,8 +17,8 @@ function openMongoStorage (config, logger, { monitorCommands = false, hooks = {}
   const connection = connect(config, logger, { monitorCommands })
   const { db } = connection
   const locks = idLocks(db)
-  const exclusive = (id, fn) => (connection.engine === 'ferretdb' ? locks.withLock(id, fn) : fn())
-  const options = { queryTimeoutMs: config.queryTimeoutMs, exclusive, hooks }
+  const isFerret = () => connection.engine === 'ferretdb'
+  const options = { queryTimeoutMs: config.queryTimeoutMs, isFerret, locks, hooks }
   const outbox = outboxRepository(db, options)
   const repositories = {
     statements: statementsRepository(db, { ...options, outbox }),

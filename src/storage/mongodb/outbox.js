@@ -8,6 +8,7 @@
 // admin replays them. Only used when upstream LRSs are configured.
 
 const { insertManyReportingDuplicates } = require('./insert-many')
+const { byId } = require('./by-id')
 
 const EPOCH = new Date(0)
 
@@ -15,10 +16,12 @@ function entryId (upstream, statementId) {
   return `${upstream} ${statementId}`
 }
 
-function outboxRepository (db, { queryTimeoutMs }) {
+function outboxRepository (db, { queryTimeoutMs, isFerret, locks }) {
   const col = db.collection('forward_outbox')
   const dead = db.collection('forward_dead_letters')
   const read = { maxTimeMS: queryTimeoutMs }
+  const entries = byId(col, { isFerret, locks, maxTimeMS: queryTimeoutMs })
+  const deadById = byId(dead, { isFerret, locks, maxTimeMS: queryTimeoutMs })
 
   async function enqueue (upstreams, statementIds) {
     const enqueuedAt = new Date()
@@ -40,22 +43,22 @@ function outboxRepository (db, { queryTimeoutMs }) {
     async lease (upstream, { limit, leaseMs }) {
       const rows = await col.find({ upstream, leaseUntil: { $lt: new Date() } }, { limit, ...read }).toArray()
       if (!rows.length) return []
-      await col.updateMany({ _id: { $in: rows.map((r) => r._id) } }, { $set: { leaseUntil: new Date(Date.now() + leaseMs) } })
+      await entries.updateMany(rows.map((r) => r._id), { leaseUntil: new Date(Date.now() + leaseMs) })
       return rows.map(toEntry)
     },
     // Gives leased entries back (after a failed delivery), to be taken
     // again after `delayMs`.
     async release (ids, { delayMs = 0 } = {}) {
-      if (ids.length) await col.updateMany({ _id: { $in: ids } }, { $set: { leaseUntil: new Date(Date.now() + delayMs) } })
+      await entries.updateMany(ids, { leaseUntil: new Date(Date.now() + delayMs) })
     },
     async remove (ids) {
-      if (ids.length) await col.deleteMany({ _id: { $in: ids } })
+      await entries.deleteMany(ids)
     },
-    async deadLetter (entries, { status, reason }) {
-      if (!entries.length) return
+    async deadLetter (list, { status, reason }) {
+      if (!list.length) return
       const failedAt = new Date()
-      await insertManyReportingDuplicates(dead, entries.map((e) => ({ _id: e.id, upstream: e.upstream, statementId: e.statementId, enqueuedAt: e.enqueuedAt, status, reason, failedAt })))
-      await col.deleteMany({ _id: { $in: entries.map((e) => e.id) } })
+      await insertManyReportingDuplicates(dead, list.map((e) => ({ _id: e.id, upstream: e.upstream, statementId: e.statementId, enqueuedAt: e.enqueuedAt, status, reason, failedAt })))
+      await entries.deleteMany(list.map((e) => e.id))
     },
     async listDeadLetters ({ upstream, limit }) {
       const filter = upstream ? { upstream } : {}
@@ -66,7 +69,7 @@ function outboxRepository (db, { queryTimeoutMs }) {
     async replayDeadLetters ({ upstream, limit }) {
       const rows = await dead.find(upstream ? { upstream } : {}, { projection: { upstream: 1, statementId: 1 }, limit, ...read }).toArray()
       for (const r of rows) await enqueue([r.upstream], [r.statementId])
-      if (rows.length) await dead.deleteMany({ _id: { $in: rows.map((r) => r._id) } })
+      await deadById.deleteMany(rows.map((r) => r._id))
       return rows.length
     },
     async depth (upstream) {

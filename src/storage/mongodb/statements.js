@@ -39,6 +39,7 @@
 const crypto = require('node:crypto')
 const { insertManyReportingDuplicates, onlyDuplicateKeyErrors } = require('./insert-many')
 const { statementFilter, matchFilter } = require('./statement-filter')
+const { byId } = require('./by-id')
 
 const MAX_SETTLE_ROUNDS = 10
 const ROW_PROJECTION = { body: 1, stored: 1, ts: 1 }
@@ -47,9 +48,10 @@ function toRow (doc) {
   return { id: doc._id, body: doc.body, stored: doc.stored, timestampFromStored: doc.ts === true }
 }
 
-function statementsRepository (db, { queryTimeoutMs, exclusive, hooks, outbox }) {
+function statementsRepository (db, { queryTimeoutMs, isFerret, locks, hooks, outbox }) {
   const col = db.collection('statements')
   const read = { maxTimeMS: queryTimeoutMs }
+  const ids = byId(col, { isFerret, locks, maxTimeMS: queryTimeoutMs })
 
   function toDoc (record, stored, w) {
     return {
@@ -95,13 +97,12 @@ function statementsRepository (db, { queryTimeoutMs, exclusive, hooks, outbox })
     const taken = await insertManyReportingDuplicates(col, docs)
     const replaced = new Map()
     if (!taken.length) return { taken, replaced }
-    const markers = await col.find({ _id: { $in: taken }, awaitingStatement: true }, read).toArray()
-    const byId = new Map(docs.map((d) => [d._id, d]))
+    const markers = (await ids.findMany(taken)).filter((d) => d.awaitingStatement === true)
+    const docsById = new Map(docs.map((d) => [d._id, d]))
     for (const marker of markers) {
-      const doc = byId.get(marker._id)
+      const doc = docsById.get(marker._id)
       const flags = { voided: marker.voided === true && !doc.voiding, referenced: marker.referenced === true }
-      const result = await exclusive(`statement:${marker._id}`, () => col.replaceOne({ _id: marker._id, awaitingStatement: true }, { ...doc, ...flags }))
-      if (result.modifiedCount === 1) replaced.set(marker._id, marker)
+      if (await ids.writeIf(marker._id, { awaitingStatement: true }, { replace: { ...doc, ...flags } })) replaced.set(marker._id, marker)
     }
     return { taken: taken.filter((id) => !replaced.has(id)), replaced }
   }
@@ -109,29 +110,24 @@ function statementsRepository (db, { queryTimeoutMs, exclusive, hooks, outbox })
   // Marks copies inserted by other batches as relied upon. Returns the ids
   // whose copy is gone (removed by that batch's failed request meanwhile).
   async function confirm (copies) {
-    const gone = []
-    for (const { id, w } of copies) {
-      const r = await exclusive(`statement:${id}`, () => col.updateOne({ _id: id, w }, { $set: { confirmed: true } }))
-      if (r.matchedCount === 0) gone.push(id)
-    }
-    return gone
+    const confirmed = await Promise.all(copies.map(({ id, w }) => ids.writeIf(id, { w }, { set: { confirmed: true } })))
+    return copies.filter((c, i) => !confirmed[i]).map((c) => c.id)
   }
 
   // Removes what this batch wrote for failed requests, except copies another
   // request was answered on; a replaced marker is put back.
   async function removeUnconfirmed (docs, replaced, w) {
-    for (const doc of docs) {
-      const filter = { _id: doc._id, w, confirmed: { $ne: true } }
+    await Promise.all(docs.map((doc) => {
       const marker = replaced.get(doc._id)
-      await exclusive(`statement:${doc._id}`, () => (marker ? col.replaceOne(filter, marker) : col.deleteOne(filter)))
-    }
+      return ids.writeIf(doc._id, { w, confirmed: { $ne: true } }, marker ? { replace: marker } : { delete: true })
+    }))
   }
 
   // One round: compares the taken ids with the stored copies. Returns the
   // failed requests, the copies to confirm, and docs to insert again.
   async function compareTaken (entries, takenIds, sameStatement) {
     const taken = new Set(takenIds)
-    const rows = await col.find({ _id: { $in: takenIds } }, { projection: { body: 1, w: 1 }, ...read }).toArray()
+    const rows = await ids.findMany(takenIds, { body: 1, w: 1 })
     const stored = new Map(rows.map((r) => [r._id, r]))
     const failed = new Map()
     const copies = new Map()
@@ -211,9 +207,8 @@ function statementsRepository (db, { queryTimeoutMs, exclusive, hooks, outbox })
       return doc && doc.body !== undefined ? toRow(doc) : null
     },
 
-    async findBodies (ids) {
-      if (!ids.length) return new Map()
-      const docs = await col.find({ _id: { $in: ids } }, { projection: ROW_PROJECTION, ...read }).toArray()
+    async findBodies (statementIds) {
+      const docs = await ids.findMany(statementIds, ROW_PROJECTION)
       return new Map(docs.filter((d) => d.body !== undefined).map((d) => [d._id, toRow(d)]))
     },
 

@@ -1,0 +1,91 @@
+'use strict'
+
+// Issue 10 items 2 and 3: authentication happens before the body is read,
+// and failed authentication is cheap and bounded.
+
+const { test } = require('node:test')
+const assert = require('node:assert/strict')
+const net = require('node:net')
+const { startLrs, basic, ADMIN } = require('../helpers/lrs')
+const { statement } = require('../helpers/statements')
+
+// Sends the head of a request whose declared body never comes; resolves
+// with the status line of the answer.
+function headOnly (url, head) {
+  const { hostname, port } = new URL(url)
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(port, hostname, () => socket.write(head))
+    let data = ''
+    socket.setTimeout(5000, () => { socket.destroy(); reject(new Error('no answer while the body was withheld')) })
+    socket.on('data', (chunk) => {
+      data += chunk
+      if (data.includes('\r\n\r\n')) { socket.destroy(); resolve(data.split('\r\n')[0]) }
+    })
+    socket.on('error', reject)
+  })
+}
+
+test('a request without valid credentials gets 401 before its body is sent, let alone read', async () => {
+  const lrs = await startLrs()
+  for (const auth of ['', `Authorization: ${basic(ADMIN.user, 'wrong')}\r\n`]) {
+    const status = await headOnly(lrs.url, 'POST /xapi/statements HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n' +
+      `X-Experience-API-Version: 1.0.3\r\n${auth}Content-Length: 10000000\r\n\r\n[`)
+    assert.match(status, / 401 /)
+  }
+})
+
+test('anonymous bodies never spend the in-flight byte budget', async () => {
+  const lrs = await startLrs({ LRS_MAX_IN_FLIGHT_BYTES: '20000' })
+  const { hostname, port } = new URL(lrs.url)
+  // Anonymous requests that declare bodies filling the budget and keep
+  // sending. Wait until each is answered (401 here) or, where the server
+  // would hold it open reading, until it has had ample time to take it in.
+  const sockets = []
+  const answered = []
+  for (let i = 0; i < 4; i++) {
+    const socket = net.connect(port, hostname)
+    socket.on('error', () => {})
+    answered.push(new Promise((resolve) => { socket.once('data', resolve); setTimeout(resolve, 1000) }))
+    socket.write('POST /xapi/statements HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 19000\r\n\r\n' + ' '.repeat(9000))
+    sockets.push(socket)
+  }
+  try {
+    await Promise.all(answered)
+    const body = Array.from({ length: 40 }, () => statement())
+    assert.ok(JSON.stringify(body).length > 10000)
+    const res = await lrs.client('/statements', { method: 'POST', body })
+    assert.equal(res.status, 200, res.text)
+  } finally {
+    for (const s of sockets) s.destroy()
+  }
+})
+
+test('repeated failures for a key, or from an address, get 429 with Retry-After; verified credentials keep working', async () => {
+  const lrs = await startLrs({ LRS_AUTH_MAX_FAILURES: '3', LRS_AUTH_FAILURE_WINDOW_S: '30' })
+  assert.equal((await lrs.client('/statements?limit=1')).status, 200) // the admin header is verified from here on
+  const statuses = []
+  for (let i = 0; i < 6; i++) statuses.push((await lrs.client('/statements', { auth: [ADMIN.user, `wrong-${i}`] })).status)
+  assert.deepEqual(statuses, [401, 401, 401, 429, 429, 429])
+  const blocked = await lrs.client('/statements', { auth: [ADMIN.user, 'wrong-again'] })
+  assert.equal(blocked.json.code, 'LRS_ERR_OVERLOADED')
+  const retryAfter = Number(blocked.headers.get('retry-after'))
+  assert.ok(retryAfter > 0 && retryAfter <= 30, `Retry-After ${retryAfter}`)
+  // From the same address, with a header verified before: served.
+  assert.equal((await lrs.client('/statements?limit=1')).status, 200)
+  // An unknown key from the same (now blocked) address is refused without a look.
+  assert.equal((await lrs.client('/statements', { auth: ['nobody', 'x'] })).status, 429)
+})
+
+test('the same wrong secret again is answered from memory, and concurrent first requests share one verification', async () => {
+  const lrs = await startLrs({ LRS_AUTH_MAX_FAILURES: '1000' })
+  // 30 concurrent first requests with the right secret, 30 with one wrong one:
+  // 60 scrypt runs in a row would take seconds on this machine (60 ms each).
+  const started = Date.now()
+  const results = await Promise.all([
+    ...Array.from({ length: 30 }, () => lrs.client('/statements?limit=1')),
+    ...Array.from({ length: 30 }, () => lrs.client('/statements?limit=1', { auth: [ADMIN.user, 'wrong'] }))
+  ])
+  assert.deepEqual([...new Set(results.slice(0, 30).map((r) => r.status))], [200])
+  assert.deepEqual([...new Set(results.slice(30).map((r) => r.status))], [401])
+  assert.ok(Date.now() - started < 1500, `${Date.now() - started} ms`)
+})

@@ -1,0 +1,99 @@
+'use strict'
+
+// Issue 10 item 1: nothing a client sends reaches a database filter except
+// as a literal of the expected type; `more` tokens cannot be altered.
+
+const { test } = require('node:test')
+const assert = require('node:assert/strict')
+const crypto = require('node:crypto')
+const { startLrs } = require('../helpers/lrs')
+const { statement } = require('../helpers/statements')
+
+async function seed (lrs, count, overrides = () => ({})) {
+  const verb = `http://example.com/verbs/${crypto.randomUUID()}`
+  const body = Array.from({ length: count }, (_, i) => statement({ verb: { id: verb }, ...overrides(i) }))
+  const res = await lrs.client('/statements', { method: 'POST', body })
+  assert.equal(res.status, 200, res.text)
+  // One request, one stored time: ascending order is by id.
+  return { verb, ids: [...res.json].sort() }
+}
+
+const path = (more) => more.replace(/^\/xapi/, '')
+
+test('an altered more token is 400, and so is a forged one', async () => {
+  const lrs = await startLrs({ LRS_STATEMENTS_MAX_LIMIT: '2' })
+  const { verb } = await seed(lrs, 5)
+  const first = await lrs.client(`/statements?verb=${encodeURIComponent(verb)}`)
+  assert.equal(first.status, 200)
+  const token = first.json.more.split('more=')[1]
+  const [data, mac] = token.split('.')
+  const payload = JSON.parse(Buffer.from(data, 'base64url').toString())
+
+  // The page size raised and the verb replaced by an operator, keeping the signature.
+  for (const change of [(p) => { p.q.limit = 100000 }, (p) => { p.q.verb = { $ne: verb } }, (p) => { p.q.verb = null }]) {
+    const altered = JSON.parse(JSON.stringify(payload))
+    change(altered)
+    const res = await lrs.client(`/statements?more=${Buffer.from(JSON.stringify(altered)).toString('base64url')}.${mac}`)
+    assert.equal(res.status, 400, res.text)
+    assert.equal(res.json.code, 'LRS_ERR_PARAMETER_INVALID')
+  }
+  // The format an earlier version accepted, with an operator in the filter.
+  const forged = Buffer.from(JSON.stringify({ q: { verb: { $ne: 'x' }, limit: 100000 }, c: { stored: Date.now(), id: 'zzz' } })).toString('base64url')
+  assert.equal((await lrs.client(`/statements?more=${forged}`)).status, 400)
+  assert.equal((await lrs.client('/statements?more=')).status, 400)
+  assert.equal((await lrs.client(`/statements?more=${token}x`)).status, 400)
+})
+
+test('query parameters reach storage only as literals: operator-shaped values are 400', async () => {
+  const lrs = await startLrs()
+  const agentWithOperator = encodeURIComponent(JSON.stringify({ mbox: { $ne: 'mailto:x@example.com' } }))
+  for (const q of ['verb[$ne]=x', 'verb=%7B%22%24ne%22%3A1%7D', `agent=${agentWithOperator}`, 'registration[$gt]=0', 'since[$gt]=2020-01-01T00:00:00Z', 'limit[$gt]=0']) {
+    const res = await lrs.client(`/statements?${q}`)
+    assert.equal(res.status, 400, q)
+  }
+  const state = await lrs.client(`/activities/state?activityId=http%3A%2F%2Fa.b%2Fc&agent=${agentWithOperator}&stateId=s`)
+  assert.equal(state.status, 400)
+  const twice = await lrs.client('/activities/state?activityId=http%3A%2F%2Fa.b%2Fc&activityId=http%3A%2F%2Fa.b%2Fd&agent=%7B%22mbox%22%3A%22mailto%3Aa%40b.c%22%7D&stateId=s')
+  assert.equal(twice.status, 400)
+})
+
+test('more served with the same parameters beside it; different parameters are 400', async () => {
+  const lrs = await startLrs({ LRS_STATEMENTS_MAX_LIMIT: '2' })
+  const { verb, ids } = await seed(lrs, 3)
+  const original = `verb=${encodeURIComponent(verb)}&ascending=true`
+  const first = await lrs.client(`/statements?${original}`)
+  const more = first.json.more.split('?')[1]
+  const merged = await lrs.client(`/statements?${original}&${more}`)
+  assert.equal(merged.status, 200, merged.text)
+  assert.deepEqual(merged.json.statements.map((s) => s.id), [ids[2]])
+  const other = await lrs.client(`/statements?verb=${encodeURIComponent('http://example.com/other')}&${more}`)
+  assert.equal(other.status, 400)
+  const extra = await lrs.client(`/statements?${original}&limit=1&${more}`)
+  assert.equal(extra.status, 400)
+})
+
+test('more tokens work on every worker and after a restart (the key is shared through the database), and pages never exceed the maximum', async () => {
+  const a = await startLrs({ LRS_STATEMENTS_MAX_LIMIT: '2' })
+  const { verb, ids } = await seed(a, 5)
+  const first = await a.client(`/statements?verb=${encodeURIComponent(verb)}&ascending=true`)
+  assert.deepEqual(first.json.statements.map((s) => s.id), ids.slice(0, 2))
+  // Another worker on the same database, with a smaller maximum.
+  const b = await startLrs({ MONGODB_DB: a.config.mongodbDb, LRS_STATEMENTS_MAX_LIMIT: '1' })
+  const second = await b.client(path(first.json.more))
+  assert.equal(second.status, 200, second.text)
+  assert.deepEqual(second.json.statements.map((s) => s.id), [ids[2]])
+  await a.close({ graceMs: 0 })
+  const c = await startLrs({ MONGODB_DB: a.config.mongodbDb, LRS_STATEMENTS_MAX_LIMIT: '2' })
+  const third = await c.client(path(second.json.more))
+  assert.equal(third.status, 200, third.text)
+  assert.deepEqual(third.json.statements.map((s) => s.id), [ids[3]])
+})
+
+test('every page of one walk reports the Consistent-Through of its first page', async () => {
+  const lrs = await startLrs({ LRS_STATEMENTS_MAX_LIMIT: '1' })
+  const { verb } = await seed(lrs, 3)
+  const first = await lrs.client(`/statements?verb=${encodeURIComponent(verb)}`)
+  const through = first.headers.get('x-experience-api-consistent-through')
+  const second = await lrs.client(path(first.json.more))
+  assert.equal(second.headers.get('x-experience-api-consistent-through'), through)
+})
