@@ -16,7 +16,7 @@ const { xapiResourceRoutes } = require('./resources/routes')
 const { adminRoutes } = require('./admin/admin-routes')
 
 function createApp (deps) {
-  const { config, logger, lifecycle, credentials, loadShedder } = deps
+  const { config, logger, lifecycle, credentials, shedLoad } = deps
   const app = express()
   app.disable('x-powered-by')
   app.set('etag', false) // xAPI wants strong ETags where it wants them, set by the resources
@@ -39,7 +39,7 @@ function createApp (deps) {
   xapi.use(cors(config))
   xapi.use(aboutRoutes(deps))
   xapi.use(authenticate(credentials)) // before the body is read
-  xapi.use(loadShedder.middleware)
+  xapi.use(shedLoad)
   xapi.use(requestBodies({ limit: config.bodyLimit, maxInFlightBytes: config.maxInFlightBytes }))
   xapi.use(xapiResourceRoutes(deps, { versionCheck: xapiVersion(config) }))
   app.use('/xapi', xapi)

@@ -34,15 +34,15 @@ const SETTINGS = [
   { key: 'batchConcurrentWrites', env: 'LRS_BATCH_CONCURRENT_WRITES', type: 'integer', default: 4, minimum: 1, doc: 'Most batch writes in flight at once per worker (a second one starts only when a full batch waits).' },
   { key: 'maxInFlightStatements', env: 'LRS_MAX_IN_FLIGHT_STATEMENTS', type: 'integer', default: 10000, minimum: 1, doc: 'Statements accepted but not yet stored, per worker; beyond it requests get 429 with Retry-After.' },
   { key: 'maxInFlightBytes', env: 'LRS_MAX_IN_FLIGHT_BYTES', type: 'integer', default: 64 * 1024 * 1024, minimum: 1024, doc: 'Request body bytes held in memory at once, per worker; beyond it requests get 429 with Retry-After before their body is read. Only authenticated requests spend it.' },
-  { key: 'maxWaitMs', env: 'LRS_MAX_WAIT_MS', type: 'integer', default: 1000, minimum: 10, doc: 'Longest expected wait before a request is served (event-loop lag, plus the write backlog for statement writes); beyond it requests get 429 with Retry-After before their body is read, so accepted requests keep their latency under overload (ms).' },
-  { key: 'consistencyMarginMs', env: 'LRS_CONSISTENCY_MARGIN_MS', type: 'integer', default: 1000, minimum: 10, doc: 'X-Experience-API-Consistent-Through is now minus this margin: every statement stored at or before it is visible, on every worker. A batch that takes longer to become visible is given a later stored time before it is acknowledged (ms).' },
+  { key: 'maxWaitMs', env: 'LRS_MAX_WAIT_MS', type: 'integer', default: 1000, minimum: 10, doc: 'Longest a statement write accepted now is expected to wait for its statements to be stored (the write backlog at the recent drain rate, or a write stuck that long); beyond it the request gets 429 with Retry-After before its body is read, so accepted requests keep their latency under overload (ms).' },
+  { key: 'consistencyMarginMs', env: 'LRS_CONSISTENCY_MARGIN_MS', type: 'integer', default: 2000, minimum: 10, doc: 'X-Experience-API-Consistent-Through is now minus this margin: every statement stored at or before it is visible, on every worker. A batch that takes longer to become visible is given a later stored time before it is acknowledged (ms).' },
   { key: 'cursorKey', env: 'LRS_CURSOR_KEY', type: 'string', default: '', pattern: '^(|.{32,})$', doc: 'Key (32 characters or more) that signs `more` continuation tokens. Unset: a random key is created once and kept in the database, shared by every worker and restart.' },
   { key: 'corsOrigins', env: 'LRS_CORS_ORIGINS', type: 'string', default: '*', doc: 'Comma-separated origins browser content may call the LRS from, with credentials (`*`: any origin). Other origins get no CORS headers.' },
   { key: 'trustProxy', env: 'LRS_TRUST_PROXY', type: 'string', default: 'false', doc: 'Express `trust proxy`: `false`, `true`, a hop count or addresses/subnets. Decides which client address failed-authentication limits count per (behind a proxy, set it, or every client shares the proxy\'s address).' },
   { key: 'authMaxFailures', env: 'LRS_AUTH_MAX_FAILURES', type: 'integer', default: 10, minimum: 1, doc: 'Failed authentications per key, and per client address, within LRS_AUTH_FAILURE_WINDOW_S before further attempts get 429 with Retry-After (per worker; headers already verified are not limited).' },
   { key: 'authFailureWindowS', env: 'LRS_AUTH_FAILURE_WINDOW_S', type: 'integer', default: 60, minimum: 1, doc: 'Window of LRS_AUTH_MAX_FAILURES (s).' },
   { key: 'credentialRefreshS', env: 'LRS_CREDENTIAL_REFRESH_S', type: 'integer', default: 300, minimum: 1, doc: 'How often each worker re-reads the credentials (s); an unknown key triggers a read at once (at most once a second).' },
-  { key: 'forwardUrls', env: 'LRS_FORWARD_URLS', type: 'string', default: '', doc: 'Comma-separated upstream LRS statement endpoints (https://user:pass@host/xapi). Empty: forwarding off, and the write path reads nothing back.' },
+  { key: 'forwardUrls', env: 'LRS_FORWARD_URLS', type: 'string', default: '', doc: 'Comma-separated upstream LRS endpoints (https://user:pass@host/xapi) that stored statements are forwarded to, with their ids. Each statement gets an outbox entry per upstream in the write that stores it; each worker posts them in batches. 408/429/5xx and network errors are retried with capped backoff; a 409 is resolved statement by statement; any other 4xx moves the statements to dead letters (see /admin). Empty: forwarding off, and the write path reads nothing back.' },
   { key: 'forwardTimeoutMs', env: 'LRS_FORWARD_TIMEOUT_MS', type: 'integer', default: 10000, minimum: 100, doc: 'Longest wait for an upstream to answer one forwarded batch (ms). A worker holds the batch for twice that; if it dies meanwhile, another worker takes the batch after that time.' },
   { key: 'logLevel', env: 'LRS_LOG_LEVEL', type: 'string', default: 'info', enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], doc: 'pino log level.' },
   { key: 'instances', env: 'LRS_INSTANCES', type: 'string', default: 'max', pattern: '^(max|-?[0-9]+)$', doc: 'PM2 cluster workers (`max` = one per core). Read by ecosystem.config.js.' },
@@ -102,4 +102,27 @@ function parseTrustProxy (value) {
   return value
 }
 
-module.exports = { loadConfig, SETTINGS }
+// The README's configuration table, made from SETTINGS (a test checks that
+// the README holds exactly this; `npm run config:readme` rewrites it).
+function settingsTable () {
+  const rows = SETTINGS.map((s) => `| \`${s.env}\` | ${s.default === '' ? 'unset' : `\`${s.default}\``} | ${s.doc} |`)
+  return ['| Variable | Default | Meaning |', '|---|---|---|', ...rows].join('\n')
+}
+
+const README_START = '<!-- settings:start (generated from src/config.js) -->'
+const README_END = '<!-- settings:end -->'
+
+function readmeWithSettings (readme) {
+  const start = readme.indexOf(README_START)
+  const end = readme.indexOf(README_END)
+  if (start < 0 || end < start) throw new Error('README has no settings markers')
+  return readme.slice(0, start + README_START.length) + '\n' + settingsTable() + '\n' + readme.slice(end)
+}
+
+module.exports = { loadConfig, SETTINGS, settingsTable, readmeWithSettings }
+
+if (require.main === module && process.argv[2] === '--readme') {
+  const fs = require('node:fs')
+  const file = path.join(__dirname, '..', 'README.md')
+  fs.writeFileSync(file, readmeWithSettings(fs.readFileSync(file, 'utf8')))
+}

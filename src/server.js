@@ -25,8 +25,8 @@ async function startServer (config, { logger = createLogger(config), monitorComm
   const services = createServices({ config, storage, logger, hooks })
   const moreCursor = createMoreCursor(async () => config.cursorKey ||
     storage.settings.getOrCreate('more-cursor-key', crypto.randomBytes(32).toString('base64')))
-  const loadShedder = createLoadShedder({ maxWaitMs: config.maxWaitMs, batcher: services.batcher })
-  const app = createApp({ config, logger, lifecycle, storage, credentials, moreCursor, loadShedder, ...services })
+  const shedLoad = createLoadShedder({ maxWaitMs: config.maxWaitMs, batcher: services.batcher })
+  const app = createApp({ config, logger, lifecycle, storage, credentials, moreCursor, shedLoad, ...services })
   const server = http.createServer(app)
   server.keepAliveTimeout = config.keepAliveTimeoutMs
   server.headersTimeout = config.keepAliveTimeoutMs + 1000
@@ -55,7 +55,6 @@ async function startServer (config, { logger = createLogger(config), monitorComm
       await closed
       await services.close()
       credentials.stop()
-      loadShedder.stop()
       await storage.close()
     })()
     return closing

@@ -2,12 +2,12 @@
 
 const { errors } = require('../errors')
 const { allows } = require('./scopes')
+const { closeIfLargeBody } = require('../http/unread-body')
 
 // HTTP Basic authentication (xAPI 1.0.3 Communication 4.0), done before the
 // request body is read: a request without valid credentials gets 401 and
-// never spends the in-flight byte budget. A large unread body is not even
-// drained: the connection closes after the answer (small ones are
-// discarded by Node, keeping the connection).
+// never spends the in-flight byte budget (see unread-body.js for what
+// becomes of the body).
 //
 // 1.0.3's alternate request syntax (`POST ?method=...`) may carry the
 // credentials in its form body; such requests without an Authorization
@@ -31,15 +31,9 @@ function authenticate (credentials) {
 }
 
 function refuse (req, res, next, err) {
-  if (hasLargeBody(req)) res.setHeader('Connection', 'close')
+  closeIfLargeBody(req, res)
   if (err.status === 401) res.setHeader('WWW-Authenticate', 'Basic realm="xAPI"')
   next(err)
-}
-
-const DRAIN_MAX_BYTES = 64 * 1024
-
-function hasLargeBody (req) {
-  return req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length']) > DRAIN_MAX_BYTES
 }
 
 // The credential's scopes must allow `need` (Communication 4.2).

@@ -100,17 +100,16 @@ function createStatementBatcher ({ write, maxBatch, maxInFlight, maxConcurrentWr
 
   return {
     submit,
-    // How long a request queued now would wait for its write to start (ms):
-    // the statements ahead of it at the recent drain rate, or, with none
-    // written lately, how long the oldest running write has taken so far.
+    // How long a request accepted now would wait for its statements to be
+    // stored (ms): the statements ahead of it (queued or being written) at
+    // the recent drain rate (Little's law), and at least as long as the
+    // oldest running write has taken so far.
     expectedWaitMs () {
-      if (!queuedStatements) return 0
       const now = Date.now()
-      const rate = drainRate(now)
-      if (rate > 0) return (queuedStatements / rate) * 1000
       let oldest = now
       for (const w of running) if (w.at < oldest) oldest = w.at
-      return now - oldest
+      const rate = inFlight ? drainRate(now) : 0
+      return Math.max(now - oldest, rate > 0 ? (inFlight / rate) * 1000 : 0)
     },
     drain () {
       if (inFlight === 0) return Promise.resolve()

@@ -26,3 +26,18 @@ test('MONGODB_URI set means no embedded database', () => {
   assert.equal(c.embeddedDatabase, false)
   assert.equal(c.mongodbUri, 'mongodb://db.example:27017/?replicaSet=rs0')
 })
+
+test('the README configuration table is the one src/config.js makes (npm run config:readme)', () => {
+  const fs = require('node:fs')
+  const path = require('node:path')
+  const { readmeWithSettings } = require('../../src/config')
+  const readme = fs.readFileSync(path.join(__dirname, '../../README.md'), 'utf8')
+  assert.equal(readme, readmeWithSettings(readme))
+})
+
+test('limits and lists are validated too', () => {
+  assert.throws(() => loadConfig({ LRS_CURSOR_KEY: 'short' }), /LRS_CURSOR_KEY/)
+  assert.throws(() => loadConfig({ LRS_MAX_STATEMENT_BYTES: String(16 * 1024 * 1024) }), /LRS_MAX_STATEMENT_BYTES/)
+  assert.deepEqual(loadConfig({ LRS_CORS_ORIGINS: 'https://a.example, https://b.example' }).corsOrigins, ['https://a.example', 'https://b.example'])
+  assert.equal(loadConfig({ LRS_TRUST_PROXY: '1' }).trustProxy, 1)
+})

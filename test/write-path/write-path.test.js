@@ -82,3 +82,21 @@ test('graceful shutdown answers the requests in flight before closing', async ()
     assert.equal(res.status, 503)
   }
 })
+
+test('when a write has been held up past LRS_MAX_WAIT_MS, new statement requests get 429 with Retry-After at once, before their body is read', async () => {
+  const { gate } = require('../helpers/gate')
+  const write = gate()
+  let hold = true
+  const lrs = await startLrs({ LRS_MAX_WAIT_MS: '200' }, { hooks: { beforeStore: async () => { if (hold) { hold = false; await write.wait() } } } })
+  const first = lrs.client('/statements', { method: 'POST', body: statement() })
+  await write.reached
+  await new Promise((resolve) => setTimeout(resolve, 300)) // the write stays held past the bound
+  const shed = await lrs.client('/statements', { method: 'POST', body: statement() })
+  assert.equal(shed.status, 429)
+  assert.equal(shed.json.code, 'LRS_ERR_OVERLOADED')
+  assert.ok(shed.headers.get('retry-after'))
+  assert.equal((await lrs.client('/statements?limit=1')).status, 200, 'reads are not held up by the write backlog')
+  write.open()
+  assert.equal((await first).status, 200)
+  assert.equal((await lrs.client('/statements', { method: 'POST', body: statement() })).status, 200)
+})

@@ -15,7 +15,7 @@
 
 const { errors } = require('../../errors')
 
-const MAX_RESTAMPS = 5
+const MAX_RESTAMPS = 3
 
 function createBatchWriter ({ statements, sameStatement, forwardTo, marginMs, logger, hooks = {} }) {
   return async function writeBatch (groups) {
@@ -28,6 +28,7 @@ function createBatchWriter ({ statements, sameStatement, forwardTo, marginMs, lo
         break
       }
       stored = new Date()
+      logger.warn({ statements: inserted.length, marginMs, round }, 'batch became visible later than LRS_CONSISTENCY_MARGIN_MS after its stored time; stored again')
       await statements.restamp(inserted, stored)
     }
     return new Map([...failed].map(([group, id]) => [group, errors.ConflictingStatement(`statement ${id} already exists with different content`)]))

@@ -32,13 +32,15 @@ function byId (col, { isFerret, locks, maxTimeMS }) {
     async deleteMany (ids) {
       if (!ids.length) return
       if (!isFerret()) await col.deleteMany({ _id: { $in: ids } })
-      else await Promise.all(ids.map((id) => col.deleteOne({ _id: id })))
+      else for (const id of ids) await col.deleteOne({ _id: id })
     },
 
+    // One at a time on FerretDB: concurrent writes there fail with
+    // "database is locked" (SQLITE_BUSY) under load.
     async updateMany (ids, set) {
       if (!ids.length) return
       if (!isFerret()) await col.updateMany({ _id: { $in: ids } }, { $set: set })
-      else await Promise.all(ids.map((id) => col.updateOne({ _id: id }, { $set: set })))
+      else for (const id of ids) await col.updateOne({ _id: id }, { $set: set })
     },
 
     // Applies `write` ({ delete: true } | { set } | { replace }) to document

@@ -196,8 +196,8 @@ function statementsRepository (db, { queryTimeoutMs, isFerret, locks, hooks, out
     },
 
     // Consistent-Through: moves statements to a later `stored`.
-    async restamp (ids, stored) {
-      if (ids.length) await col.updateMany({ _id: { $in: ids } }, { $set: { stored } })
+    async restamp (statementIds, stored) {
+      await ids.updateMany(statementIds, { stored })
     },
 
     async findOne (id, { voided, authorityKey }) {

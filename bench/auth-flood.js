@@ -1,0 +1,71 @@
+'use strict'
+
+// A flood of wrong secrets for a known key, with a valid client measured
+// alongside: the valid client's latency must not suffer (issue 10: P99 < 1 s).
+//
+//   node bench/auth-flood.js      (BENCH_CONNECTIONS=40 flooding connections, BENCH_DURATION=8 s)
+
+const fs = require('node:fs')
+const path = require('node:path')
+const crypto = require('node:crypto')
+const autocannon = require('autocannon')
+const { startDatabase, startLrs } = require('./lrs-process')
+
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS || 40)
+const DURATION = Number(process.env.BENCH_DURATION || 8)
+
+const basic = (user, secret) => 'Basic ' + Buffer.from(`${user}:${secret}`).toString('base64')
+
+function percentile (values, p) {
+  const sorted = [...values].sort((a, b) => a - b)
+  return sorted.length ? Math.round(sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]) : null
+}
+
+async function validClient (url, until) {
+  const times = []
+  const statuses = {}
+  while (Date.now() < until) {
+    const started = process.hrtime.bigint()
+    const res = await fetch(url + '/xapi/statements?limit=1', { headers: { Authorization: basic('bench', 'bench-secret'), 'X-Experience-API-Version': '1.0.3' } })
+    await res.arrayBuffer()
+    times.push(Number(process.hrtime.bigint() - started) / 1e6)
+    statuses[res.status] = (statuses[res.status] || 0) + 1
+  }
+  return { times, statuses }
+}
+
+async function main () {
+  const db = await startDatabase()
+  const lrs = await startLrs({ mongodbUri: db.uri, dbName: 'authflood', env: { LRS_LOG_LEVEL: 'warn' } })
+  // Warm: the valid credential is verified once per worker before the flood.
+  for (let i = 0; i < 10; i++) await validClient(lrs.url, Date.now() + 1)
+  const statusCounts = {}
+  const flood = autocannon({
+    url: lrs.url + '/xapi/statements',
+    connections: CONNECTIONS,
+    duration: DURATION,
+    requests: [{ setupRequest: (req) => ({ ...req, headers: { 'X-Experience-API-Version': '1.0.3', Authorization: basic('bench', crypto.randomUUID()) } }) }]
+  }).on('response', (client, statusCode) => { statusCounts[statusCode] = (statusCounts[statusCode] || 0) + 1 })
+  const valid = await validClient(lrs.url, Date.now() + DURATION * 1000)
+  await flood
+  await lrs.stop()
+  await db.stop()
+  const out = {
+    date: new Date().toISOString(),
+    floodConnections: CONNECTIONS,
+    durationSec: DURATION,
+    floodStatusCounts: statusCounts,
+    validClient: { requests: valid.times.length, statuses: valid.statuses, p50Ms: percentile(valid.times, 50), p99Ms: percentile(valid.times, 99), maxMs: percentile(valid.times, 100) }
+  }
+  process.stdout.write(JSON.stringify(out, null, 2) + '\n')
+  fs.mkdirSync(path.join(__dirname, 'results'), { recursive: true })
+  fs.writeFileSync(path.join(__dirname, 'results', `auth-flood-${out.date.replace(/[:.]/g, '-')}.json`), JSON.stringify(out, null, 2))
+  const ok = out.validClient.p99Ms < 1000 && Object.keys(valid.statuses).every((s) => s === '200')
+  process.stdout.write(`${ok ? 'PASS' : 'FAIL'}: valid client ${out.validClient.requests} requests, P50 ${out.validClient.p50Ms} ms, P99 ${out.validClient.p99Ms} ms; flood ${JSON.stringify(statusCounts)}\n`)
+  process.exit(ok ? 0 : 1)
+}
+
+main().catch((err) => {
+  process.stderr.write(`auth flood run failed: ${err.stack || err.message}\n`)
+  process.exit(1)
+})
