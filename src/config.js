@@ -11,13 +11,12 @@ const Ajv = require('ajv')
 const SETTINGS = [
   { key: 'port', env: 'PORT', type: 'integer', default: 8080, minimum: 0, maximum: 65535, doc: 'HTTP listen port.' },
   { key: 'host', env: 'HOST', type: 'string', default: '0.0.0.0', doc: 'HTTP listen address.' },
-  { key: 'mongodbUri', env: 'MONGODB_URI', type: 'string', default: '', doc: 'MongoDB connection string. Unset: an embedded database is started (mongod from PATH, else FerretDB 1.24 on SQLite) with its data in LRS_DATA_DIR.' },
+  { key: 'mongodbUri', env: 'MONGODB_URI', type: 'string', default: '', doc: 'MongoDB connection string (standalone, replica set or sharded cluster): the `mongodb` storage engine. Unset: the `sqlite` engine, one database file in LRS_DATA_DIR.' },
   { key: 'mongodbDb', env: 'MONGODB_DB', type: 'string', default: 'lrs', pattern: '^[A-Za-z0-9_-]{1,63}$', doc: 'Database name.' },
   { key: 'mongodbPoolSize', env: 'MONGODB_POOL_SIZE', type: 'integer', default: 50, minimum: 1, doc: 'Most connections each worker opens to MongoDB.' },
   { key: 'writeConcern', env: 'LRS_WRITE_CONCERN', type: 'string', default: 'majority', pattern: '^(majority|[0-9]+)$', doc: 'Write concern `w` for statement and document writes, always with `j:true`: a request is answered only after the write is journaled on this many members (`majority`: a majority of the replica set; on a single server, that server\'s journal).' },
   { key: 'queryTimeoutMs', env: 'LRS_QUERY_TIMEOUT_MS', type: 'integer', default: 30000, minimum: 100, doc: 'Longest a statement query may run (ms), every database call of one GET page together (and maxTimeMS on each MongoDB query); beyond it the request gets 504 LRS_ERR_QUERY_TIMEOUT asking to narrow the query.' },
-  { key: 'dataDir', env: 'LRS_DATA_DIR', type: 'string', default: './data', doc: 'Data folder of the embedded database (only without MONGODB_URI).' },
-  { key: 'embeddedDbPort', env: 'LRS_EMBEDDED_DB_PORT', type: 'integer', default: 27018, minimum: 1, maximum: 65535, doc: 'Loopback port of the embedded database (only without MONGODB_URI).' },
+  { key: 'dataDir', env: 'LRS_DATA_DIR', type: 'string', default: './data', doc: 'Folder of the SQLite database file (lrs.sqlite; only without MONGODB_URI). Every worker of one LRS shares it.' },
   { key: 'adminUser', env: 'LRS_ADMIN_USER', type: 'string', default: '', doc: 'Key of a bootstrap credential with scope `all`, created (or updated) at start. Unset: no bootstrap credential.' },
   { key: 'adminPassword', env: 'LRS_ADMIN_PASSWORD', type: 'string', default: '', doc: 'Secret of the bootstrap credential (stored hashed with scrypt). Required when LRS_ADMIN_USER is set.' },
   { key: 'authorityHomePage', env: 'LRS_AUTHORITY_HOMEPAGE', type: 'string', default: 'http://localhost/lrs', doc: 'account.homePage of the authority Agent the LRS sets on statements (its account.name is the credential key).' },
@@ -89,8 +88,7 @@ function loadConfig (env = process.env) {
     forwardUrls: Object.freeze(forwardUrls),
     corsOrigins: Object.freeze(corsOrigins),
     trustProxy: parseTrustProxy(raw.trustProxy),
-    embeddedDatabase: !raw.mongodbUri,
-    mongodbUri: raw.mongodbUri || `mongodb://127.0.0.1:${raw.embeddedDbPort}/`,
+    storage: raw.mongodbUri ? 'mongodb' : 'sqlite',
     dataDir: path.resolve(raw.dataDir)
   })
 }

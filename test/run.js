@@ -1,41 +1,58 @@
 'use strict'
 
-// `npm test`: provisions a real database the way `npm start` does (the
-// embedded FerretDB/mongod in a temporary data folder, unless MONGODB_URI
-// points at one), then runs every test file with node:test. Each test file
-// uses a database of its own.
+// `npm test`: the whole suite with node:test, once per storage engine
+// against a real database: `sqlite` (a fresh file per LRS a test starts)
+// and `mongodb` (FerretDB 1.24 started here in a temporary folder, as the
+// MongoDB-wire stand-in; or a real MongoDB when MONGODB_URI is set).
+// LRS_TEST_ENGINES picks (default "sqlite,mongodb"); file arguments run
+// only those files.
 
 const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
 const { spawn } = require('node:child_process')
-const { startEmbeddedDatabase } = require('../src/storage/embedded/embedded-database')
+const { startFerretDB } = require('./support/ferretdb')
 const { freePort } = require('./helpers/free-port')
 
+const ENGINES = (process.env.LRS_TEST_ENGINES || 'sqlite,mongodb').split(',').map((e) => e.trim()).filter(Boolean)
 
 function testFiles (dir) {
   return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
     const full = path.join(dir, e.name)
-    if (e.isDirectory()) return e.name === 'helpers' || e.name === 'fixtures' ? [] : testFiles(full)
+    if (e.isDirectory()) return ['helpers', 'fixtures', 'support'].includes(e.name) ? [] : testFiles(full)
     return e.name.endsWith('.test.js') ? [full] : []
   }).sort()
 }
 
+function runSuite (engine, env, files) {
+  process.stdout.write(`\n# storage engine: ${engine}\n`)
+  const child = spawn(process.execPath, ['--test', '--test-concurrency=2', ...files], { stdio: 'inherit', env: { ...process.env, ...env, LRS_TEST_ENGINE: engine } })
+  return new Promise((resolve) => child.on('exit', (c) => resolve(c === null ? 1 : c)))
+}
+
 async function main () {
-  let db = null
-  let dataDir = null
-  if (!process.env.MONGODB_URI) {
-    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lrs-test-db-'))
-    db = await startEmbeddedDatabase({ dataDir, port: await freePort(), timeoutMs: 300000, stdio: 'ignore' })
-    process.env.MONGODB_URI = db.uri
-    process.env.LRS_TEST_DB_PID = String(db.pid)
-  }
+  const unknown = ENGINES.filter((e) => e !== 'sqlite' && e !== 'mongodb')
+  if (unknown.length) throw new Error(`LRS_TEST_ENGINES: unknown engine ${unknown.join(', ')} (sqlite, mongodb)`)
   const files = process.argv.slice(2).length ? process.argv.slice(2) : testFiles(__dirname)
-  const child = spawn(process.execPath, ['--test', '--test-concurrency=2', ...files], { stdio: 'inherit', env: process.env })
-  const code = await new Promise((resolve) => child.on('exit', (c, signal) => resolve(c === null ? 1 : c)))
-  if (db) await db.stop()
-  if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true })
-  process.exit(code)
+  const failed = []
+  for (const engine of ENGINES) {
+    let db = null
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `lrs-test-${engine}-`))
+    const env = { LRS_TEST_DATA_ROOT: dataDir, MONGODB_URI: '' }
+    if (engine === 'mongodb') {
+      if (process.env.MONGODB_URI) env.MONGODB_URI = process.env.MONGODB_URI
+      else {
+        db = await startFerretDB({ dataDir: path.join(dataDir, 'ferretdb'), port: await freePort(), timeoutMs: 300000 })
+        env.MONGODB_URI = db.uri
+      }
+    }
+    const code = await runSuite(engine, env, files)
+    if (code !== 0) failed.push(engine)
+    if (db) await db.stop()
+    fs.rmSync(dataDir, { recursive: true, force: true })
+  }
+  if (failed.length) process.stdout.write(`\n# failed on: ${failed.join(', ')}\n`)
+  process.exit(failed.length ? 1 : 0)
 }
 
 main().catch((err) => {

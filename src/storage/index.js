@@ -11,13 +11,15 @@
 //   outbox       lease, release, remove, deadLetter, listDeadLetters,
 //                replayDeadLetters, depth (entries are written by storeBatch)
 //   settings     getOrCreate
-// and ready (a promise), ping(), close(). Engine failures reach callers as
+// and kind ('sqlite' | 'mongodb'), ready (a promise), ping(), close().
+// Engine failures reach callers as
 // catalogue errors (DatabaseUnavailable, QueryTimeout).
 
 const { openMongoStorage } = require('./mongodb')
+const { openSqliteStorage } = require('./sqlite')
 
 function openStorage (config, logger, options) {
-  return openMongoStorage(config, logger, options)
+  return config.storage === 'mongodb' ? openMongoStorage(config, logger, options) : openSqliteStorage(config, logger, options)
 }
 
 module.exports = { openStorage }

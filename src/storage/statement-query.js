@@ -6,7 +6,8 @@
 //   relatedAgents, relatedActivities      booleans
 //   since (exclusive), until (inclusive)  Date or null, on `stored`
 //   ascending                             sort direction of (stored, id)
-//   after                                 { stored: Date, id } keyset position, or null
+//   after                                 { stored: Date, position } keyset position (the
+//                                         `position` of the last row served), or null
 //   authorityKey                          only statements stored with this authority
 //   orIds                                 ids that match besides the filters (Communication 2.1.4)
 //   limit                                 rows to return
@@ -42,8 +43,8 @@ function statementQuery (fields) {
     q[name] = v || null
   }
   const after = fields.after || null
-  if (after && (!isDate(after.stored) || typeof after.id !== 'string')) fail('after')
-  q.after = after && { stored: after.stored, id: after.id }
+  if (after && (!isDate(after.stored) || typeof after.position !== 'string')) fail('after')
+  q.after = after && { stored: after.stored, position: after.position }
   const orIds = fields.orIds || []
   if (!Array.isArray(orIds) || orIds.some((id) => typeof id !== 'string')) fail('orIds')
   q.orIds = orIds

@@ -82,7 +82,7 @@ test('about, version negotiation and errors', async (t) => {
   })
 
   await t.test('the bootstrap secret is stored hashed, not in clear', async () => {
-    const row = await lrs.storage.internals.db.collection('credentials').findOne({ _id: 'admin' })
+    const row = (await lrs.storage.credentials.all()).find((c) => c.key === 'admin')
     assert.ok(row)
     assert.match(row.secretHash, /^scrypt\$/)
     assert.ok(!row.secretHash.includes('test-secret'))

@@ -7,8 +7,7 @@ const { loadConfig } = require('../../src/config')
 test('configuration has safe defaults', () => {
   const c = loadConfig({})
   assert.equal(c.port, 8080)
-  assert.equal(c.embeddedDatabase, true)
-  assert.equal(c.mongodbUri, 'mongodb://127.0.0.1:27018/')
+  assert.equal(c.storage, 'sqlite')
   assert.equal(c.defaultXapiVersion, 'auto')
   assert.ok(Object.isFrozen(c))
 })
@@ -21,9 +20,9 @@ test('invalid settings stop the start with a message naming the variable', () =>
   assert.throws(() => loadConfig({ LRS_FORWARD_URLS: 'not a url' }), /LRS_FORWARD_URLS/)
 })
 
-test('MONGODB_URI set means no embedded database', () => {
+test('MONGODB_URI set means the mongodb storage engine', () => {
   const c = loadConfig({ MONGODB_URI: 'mongodb://db.example:27017/?replicaSet=rs0' })
-  assert.equal(c.embeddedDatabase, false)
+  assert.equal(c.storage, 'mongodb')
   assert.equal(c.mongodbUri, 'mongodb://db.example:27017/?replicaSet=rs0')
 })
 

@@ -21,7 +21,7 @@ test('npm run credential stores a credential the LRS accepts', async () => {
   const path = require('node:path')
   const lrs = await startLrs()
   const out = execFileSync(process.execPath, [path.join(__dirname, '../../src/auth/credential-cli.js'), 'lms', 'lms-secret', 'statements/write,statements/read'], {
-    env: { ...process.env, MONGODB_URI: process.env.MONGODB_URI, MONGODB_DB: lrs.config.mongodbDb },
+    env: { ...process.env, ...lrs.storeEnv },
     encoding: 'utf8'
   })
   assert.match(out, /credential "lms" stored/)

@@ -1,34 +1,63 @@
 'use strict'
 
-// Starts a real LRS (src/server.js's startServer) on port 0 against the
-// test database server, with a database of its own per test file.
+// Starts a real LRS (src/server.js's startServer) on port 0 with a store of
+// its own: a fresh SQLite file, or a fresh MongoDB database, as the test
+// run's engine says (test/run.js). `lrs.storeEnv` starts another LRS on the
+// same store (a second worker): startLrs({ ...lrs.storeEnv }).
 
+const fs = require('node:fs')
+const os = require('node:os')
+const path = require('node:path')
 const crypto = require('node:crypto')
 const { after } = require('node:test')
 const { loadConfig } = require('../../src/config')
 const { startServer } = require('../../src/server')
 
 const ADMIN = { user: 'admin', password: 'test-secret' }
+const ENGINE = process.env.LRS_TEST_ENGINE || (process.env.MONGODB_URI ? 'mongodb' : 'sqlite')
+
+function freshStore () {
+  if (ENGINE === 'mongodb') return { MONGODB_URI: process.env.MONGODB_URI, MONGODB_DB: 'test_' + crypto.randomBytes(6).toString('hex') }
+  const root = process.env.LRS_TEST_DATA_ROOT || os.tmpdir()
+  return { LRS_DATA_DIR: fs.mkdtempSync(path.join(root, 'lrs-')) }
+}
+
+async function dropStore (lrs, storeEnv) {
+  if (ENGINE === 'mongodb') await lrs.storage.internals.db.dropDatabase().catch(() => {})
+  else fs.rmSync(storeEnv.LRS_DATA_DIR, { recursive: true, force: true })
+}
 
 async function startLrs (env = {}, { monitorCommands = false, hooks = {} } = {}) {
+  const shared = env.LRS_DATA_DIR || env.MONGODB_DB
+  const storeEnv = shared ? { ...(ENGINE === 'mongodb' ? { MONGODB_URI: process.env.MONGODB_URI } : {}), ...pick(env, ['LRS_DATA_DIR', 'MONGODB_DB']) } : freshStore()
   const config = loadConfig({
     PORT: '0',
     HOST: '127.0.0.1',
-    MONGODB_URI: process.env.MONGODB_URI,
-    MONGODB_DB: 'test_' + crypto.randomBytes(6).toString('hex'),
     LRS_ADMIN_USER: ADMIN.user,
     LRS_ADMIN_PASSWORD: ADMIN.password,
     LRS_LOG_LEVEL: process.env.LRS_TEST_LOG_LEVEL || 'silent',
+    ...storeEnv,
     ...env
   })
   const lrs = await startServer(config, { monitorCommands, hooks })
   await lrs.storage.ready
   await lrs.credentialsLoaded
+  let closed = false
+  const close = async (opts) => {
+    if (closed) return
+    closed = true
+    await lrs.close(opts)
+  }
   after(async () => {
-    await lrs.storage.internals.db.dropDatabase().catch(() => {})
-    await lrs.close({ graceMs: 0 })
+    if (!shared && ENGINE === 'mongodb') await dropStore(lrs, storeEnv)
+    await close({ graceMs: 0 })
+    if (!shared && ENGINE === 'sqlite') await dropStore(lrs, storeEnv)
   })
-  return { ...lrs, config, client: xapiClient(lrs.url) }
+  return { ...lrs, close, config, storeEnv, engine: ENGINE, client: xapiClient(lrs.url) }
+}
+
+function pick (obj, keys) {
+  return Object.fromEntries(keys.filter((k) => obj[k] !== undefined).map((k) => [k, obj[k]]))
 }
 
 function basic (user, password) {
@@ -55,4 +84,4 @@ function xapiClient (baseUrl) {
   }
 }
 
-module.exports = { startLrs, ADMIN, basic }
+module.exports = { startLrs, ADMIN, basic, ENGINE }

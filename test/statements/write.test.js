@@ -9,7 +9,7 @@ const { statement } = require('../helpers/statements')
 test('storing statements', async (t) => {
   const lrs = await startLrs()
   const xapi = lrs.client
-  const count = (filter = {}) => lrs.storage.internals.db.collection('statements').countDocuments(filter)
+  const count = async (ids) => (await lrs.storage.statements.findBodies(ids)).size
 
   await t.test('POST stores a statement and returns its id; the LRS sets stored, authority, version and timestamp (Data 2.4)', async () => {
     const res = await xapi('/statements', { method: 'POST', body: statement() })
@@ -41,7 +41,7 @@ test('storing statements', async (t) => {
     assert.equal((await xapi(`/statements?statementId=${id}`, { method: 'PUT', body: s })).status, 204)
     assert.equal((await xapi(`/statements?statementId=${id}`, { method: 'PUT', body: s })).status, 204)
     assert.equal((await xapi('/statements', { method: 'POST', body: { ...s, id } })).status, 200)
-    assert.equal(await count({ _id: id }), 1)
+    assert.equal(await count([id]), 1)
   })
 
   await t.test('an existing id with different content is 409 and nothing changes', async () => {
@@ -62,7 +62,7 @@ test('storing statements', async (t) => {
     const fresh = crypto.randomUUID()
     const res = await xapi('/statements', { method: 'POST', body: [statement({ id: fresh }), statement({ id })] })
     assert.equal(res.status, 409)
-    assert.equal(await count({ _id: fresh }), 0)
+    assert.equal(await count([fresh]), 0)
   })
 
   await t.test('concurrent requests: a conflicting one fails alone, the others in the same batch are stored', async () => {
@@ -74,7 +74,7 @@ test('storing statements', async (t) => {
       xapi('/statements', { method: 'POST', body: statement({ id }) })
     ])
     assert.deepEqual(results.map((r) => r.status), [...good.map(() => 200), 409])
-    assert.equal(await count({ _id: { $in: good.map((s) => s.id) } }), 10)
+    assert.equal(await count(good.map((s) => s.id)), 10)
   })
 
   await t.test('an invalid statement in a batch is 400 naming the field, and nothing of the batch is stored', async () => {
@@ -82,7 +82,7 @@ test('storing statements', async (t) => {
     const res = await xapi('/statements', { method: 'POST', body: [ok, statement({ verb: { id: 'not an iri' } })] })
     assert.equal(res.status, 400)
     assert.match(res.json.message, /verb/)
-    assert.equal(await count({ _id: ok.id }), 0)
+    assert.equal(await count([ok.id]), 0)
   })
 
   await t.test('the same id twice in one POST is 400 (2.0 §4.1.6.1)', async () => {

@@ -27,7 +27,7 @@ async function scenario (a) {
 test('a request answered on a copy another batch inserted keeps it when that batch fails (409)', async () => {
   const settle = gate()
   const a = await startLrs({}, { hooks: { beforeSettle: () => settle.wait() } })
-  const b = await startLrs({ MONGODB_DB: a.config.mongodbDb })
+  const b = await startLrs({ ...a.storeEnv })
   const { x, yChanged } = await scenario(a)
   const failing = post(a, [x, yChanged])
   await Promise.race([settle.reached, failing]) // A has inserted X and holds before settling
@@ -44,7 +44,7 @@ test('a request whose copy was removed meanwhile stores its statement again befo
   const settle = gate()
   const confirm = gate()
   const a = await startLrs({}, { hooks: { beforeSettle: () => settle.wait() } })
-  const b = await startLrs({ MONGODB_DB: a.config.mongodbDb }, { hooks: { beforeConfirm: () => confirm.wait() } })
+  const b = await startLrs({ ...a.storeEnv }, { hooks: { beforeConfirm: () => confirm.wait() } })
   const { x, yChanged } = await scenario(a)
   const failing = post(a, [x, yChanged])
   await Promise.race([settle.reached, failing])
@@ -63,7 +63,7 @@ test('a request whose copy was removed meanwhile stores its statement again befo
 test('a conflict storm across two workers loses nothing acknowledged', async () => {
   const slow = { LRS_MAX_WAIT_MS: '60000' } // this test measures integrity, not latency: no load shedding
   const a = await startLrs(slow)
-  const b = await startLrs({ ...slow, MONGODB_DB: a.config.mongodbDb })
+  const b = await startLrs({ ...slow, ...a.storeEnv })
   const acknowledged = new Map() // id -> actor mbox of the content answered 200
   const rounds = []
   for (let i = 0; i < 24; i++) {

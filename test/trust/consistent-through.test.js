@@ -33,7 +33,7 @@ test('a write that becomes visible late is not skipped by a client syncing with 
   let holdNext = false
   const env = { LRS_CONSISTENCY_MARGIN_MS: '200' }
   const a = await startLrs(env, { hooks: { beforeStore: async () => { if (holdNext) { holdNext = false; await write.wait() } } } })
-  const b = await startLrs({ ...env, MONGODB_DB: a.config.mongodbDb })
+  const b = await startLrs({ ...env, ...a.storeEnv })
   const verb = `http://example.com/verbs/${crypto.randomUUID()}`
   let { through } = await pollRound(b, { verb })
 
@@ -60,7 +60,7 @@ test('a write that becomes visible late is not skipped by a client syncing with 
 test('a syncing client misses nothing while two workers ingest', async () => {
   const env = { LRS_STATEMENTS_MAX_LIMIT: '20', LRS_CONSISTENCY_MARGIN_MS: '100' }
   const a = await startLrs(env)
-  const b = await startLrs({ ...env, MONGODB_DB: a.config.mongodbDb })
+  const b = await startLrs({ ...env, ...a.storeEnv })
   const verb = `http://example.com/verbs/${crypto.randomUUID()}`
   const acknowledged = new Set()
   let writing = 4

@@ -46,8 +46,8 @@ const PAYLOAD = {
     c: {
       type: 'object',
       additionalProperties: false,
-      required: ['s', 'i'],
-      properties: { s: { type: 'integer', minimum: 0 }, i: string }
+      required: ['s', 'p'],
+      properties: { s: { type: 'integer', minimum: 0 }, p: string }
     },
     f: { enum: ['exact', 'ids', 'canonical'] },
     a: { type: 'boolean' },
@@ -88,7 +88,7 @@ function createMoreCursor (loadKey) {
 
   async function encode (basePath, { query, next, format, attachments, consistentThrough }) {
     await ready()
-    const payload = { v: VERSION, q: portable(query), c: { s: next.stored.getTime(), i: next.id }, f: format, a: attachments, t: consistentThrough.getTime() }
+    const payload = { v: VERSION, q: portable(query), c: { s: next.stored.getTime(), p: next.position }, f: format, a: attachments, t: consistentThrough.getTime() }
     const data = Buffer.from(JSON.stringify(payload)).toString('base64url')
     return `${basePath}?more=${data}.${sign(data).toString('base64url')}`
   }
@@ -106,7 +106,7 @@ function createMoreCursor (loadKey) {
     try { p = JSON.parse(Buffer.from(data, 'base64url').toString('utf8')) } catch { throw invalid() }
     if (!validPayload(p)) throw invalid()
     const query = { ...p.q, since: dateOf(p.q.since), until: dateOf(p.q.until), limit: Math.min(p.q.limit, maxLimit) }
-    return { query, after: { stored: new Date(p.c.s), id: p.c.i }, format: p.f, attachments: p.a, consistentThrough: new Date(p.t) }
+    return { query, after: { stored: new Date(p.c.s), position: p.c.p }, format: p.f, attachments: p.a, consistentThrough: new Date(p.t) }
   }
 
   // Some client libraries send the original parameters again beside `more`:

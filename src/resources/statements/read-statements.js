@@ -55,7 +55,7 @@ function createStatementReader ({ statements, queryTimeoutMs, hooks = {} }) {
     const hasMore = rows.length > params.limit
     if (hasMore) rows.length = params.limit
     const last = rows[rows.length - 1]
-    return { rows, next: hasMore ? { stored: last.stored, id: last.id } : null }
+    return { rows, next: hasMore ? { stored: last.stored, position: last.position } : null }
   }
 
   // Newest statements that carry an Activity (for GET /activities).

@@ -6,6 +6,7 @@
 const { connect } = require('./connection')
 const { idLocks } = require('./locks')
 const { translateError } = require('./errors')
+const { translateErrors } = require('../translate-errors')
 const { statementsRepository } = require('./statements')
 const { documentsRepository } = require('./documents')
 const { attachmentsRepository } = require('./attachments')
@@ -32,26 +33,12 @@ function openMongoStorage (config, logger, { monitorCommands = false, hooks = {}
     kind: 'mongodb',
     get engine () { return connection.engine },
     ready: connection.ready,
-    ping: () => translating(connection.ping)(),
+    ping: translateErrors({ ping: connection.ping }, translateError).ping,
     close: connection.close,
-    ...Object.fromEntries(Object.entries(repositories).map(([name, repo]) => [name, translateAll(repo)])),
+    ...Object.fromEntries(Object.entries(repositories).map(([name, repo]) => [name, translateErrors(repo, translateError)])),
     // For tests that look underneath (command monitoring, raw inserts).
     internals: { client: connection.client, db }
   }
-}
-
-function translating (fn) {
-  return async (...args) => {
-    try {
-      return await fn(...args)
-    } catch (err) {
-      throw translateError(err)
-    }
-  }
-}
-
-function translateAll (repo) {
-  return Object.fromEntries(Object.entries(repo).map(([name, fn]) => [name, translating(fn)]))
 }
 
 module.exports = { openMongoStorage }

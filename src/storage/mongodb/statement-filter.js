@@ -27,7 +27,7 @@ function statementFilter (q) {
     // Continue exactly after the last statement of the previous page:
     // (stored, _id) strictly beyond it in the sort direction.
     const op = q.ascending ? '$gt' : '$lt'
-    and.push({ $or: [{ stored: { [op]: q.after.stored } }, { stored: q.after.stored, _id: { [op]: q.after.id } }] })
+    and.push({ $or: [{ stored: { [op]: q.after.stored } }, { stored: q.after.stored, _id: { [op]: q.after.position } }] })
   }
   if (and.length) filter.$and = and
   return filter

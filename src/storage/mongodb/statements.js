@@ -45,7 +45,7 @@ const MAX_SETTLE_ROUNDS = 10
 const ROW_PROJECTION = { body: 1, stored: 1, ts: 1 }
 
 function toRow (doc) {
-  return { id: doc._id, body: doc.body, stored: doc.stored, timestampFromStored: doc.ts === true }
+  return { id: doc._id, body: doc.body, stored: doc.stored, timestampFromStored: doc.ts === true, position: doc._id }
 }
 
 function statementsRepository (db, { queryTimeoutMs, isFerret, locks, hooks, outbox }) {

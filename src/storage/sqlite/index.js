@@ -1,0 +1,64 @@
+'use strict'
+
+// The `sqlite` engine, the default: one database file under LRS_DATA_DIR,
+// shared by every PM2 worker (WAL). Nothing to install beyond npm install
+// (better-sqlite3 is built from the npm registry). Writes go through a
+// thread of this worker's own (writer-thread.js); reads run here on a
+// read-only connection: every query is an index walk that stops at its
+// limit, so it holds the event loop for well under a millisecond. See
+// open.js for what an acknowledged write guarantees.
+
+const { openDatabase, databaseFile } = require('./open')
+const { ensureSchema } = require('./schema')
+const { startWriter } = require('./writer')
+const { translateError } = require('./errors')
+const { translateErrors } = require('../translate-errors')
+const { statementsRepository } = require('./statements')
+const { documentsRepository } = require('./documents')
+const { attachmentsRepository } = require('./attachments')
+const { credentialsRepository } = require('./credentials')
+const { outboxRepository } = require('./outbox')
+const { settingsRepository } = require('./settings')
+
+function openSqliteStorage (config, logger) {
+  const db = openDatabase(config.dataDir)
+  db.exec('BEGIN IMMEDIATE') // the workers of one LRS start together: one makes the schema
+  try {
+    ensureSchema(db)
+    db.exec('COMMIT')
+  } catch (err) {
+    db.exec('ROLLBACK')
+    throw err
+  }
+  db.pragma('query_only = ON')
+  const writer = startWriter(config.dataDir, logger)
+  const ready = writer.ready.then(() => logger.info({ file: databaseFile(config.dataDir) }, 'database ready'))
+  ready.catch((err) => logger.error({ err }, 'database writer failed to start'))
+  const options = { writer }
+  const repositories = {
+    statements: statementsRepository(db, options),
+    documents: documentsRepository(db, options),
+    attachments: attachmentsRepository(db, options),
+    credentials: credentialsRepository(db, options),
+    outbox: outboxRepository(db, options),
+    settings: settingsRepository(db, options)
+  }
+  return {
+    kind: 'sqlite',
+    engine: 'sqlite',
+    ready,
+    async ping () {
+      await ready
+      db.prepare('SELECT 1').get()
+      return true
+    },
+    async close () {
+      await writer.close()
+      db.close()
+    },
+    ...Object.fromEntries(Object.entries(repositories).map(([name, repo]) => [name, translateErrors(repo, translateError)])),
+    internals: { db, file: databaseFile(config.dataDir) }
+  }
+}
+
+module.exports = { openSqliteStorage }

@@ -1,0 +1,35 @@
+'use strict'
+
+// Opens the database file with the settings every connection needs.
+//
+// Durability: WAL journal with synchronous=FULL. A transaction is durable
+// once COMMIT returns: the WAL is fsynced at every commit, so an
+// acknowledged write survives a crash of the LRS, of the machine, or a
+// power cut (NORMAL would survive only a crash of the process). The write
+// path commits from a thread of its own (writer-thread.js), so the fsync
+// never holds up a worker's event loop, and groups many requests into one
+// commit.
+
+const fs = require('node:fs')
+const path = require('node:path')
+const Database = require('better-sqlite3')
+
+const FILE_NAME = 'lrs.sqlite'
+
+function databaseFile (dataDir) {
+  return path.join(dataDir, FILE_NAME)
+}
+
+function openDatabase (dataDir, { busyTimeoutMs = 5000 } = {}) {
+  fs.mkdirSync(dataDir, { recursive: true })
+  const db = new Database(databaseFile(dataDir))
+  db.pragma('journal_mode = WAL')
+  db.pragma('synchronous = FULL')
+  db.pragma(`busy_timeout = ${busyTimeoutMs}`)
+  db.pragma('cache_size = -65536') // 64 MiB of page cache per connection
+  db.pragma('temp_store = MEMORY')
+  db.defaultSafeIntegers(false)
+  return db
+}
+
+module.exports = { openDatabase, databaseFile }

@@ -1,0 +1,49 @@
+'use strict'
+
+// The forwarding outbox and its dead letters on SQLite. Entries are written
+// by storeBatch with their statements, in the same transaction.
+
+const { blobToId } = require('./ids')
+
+// Entry ids as the forwarder sees them: "<upstream> <statementId>".
+const entryId = (upstream, statementId) => `${upstream} ${statementId}`
+const parseEntryId = (id) => {
+  const space = id.lastIndexOf(' ')
+  return { upstream: id.slice(0, space), statementId: id.slice(space + 1) }
+}
+
+function outboxRepository (db, { writer }) {
+  const toEntry = (e) => ({ id: entryId(e.upstream, e.statementId), upstream: e.upstream, statementId: e.statementId, enqueuedAt: new Date(e.enqueuedAt) })
+  const fromEntry = (e) => ({ upstream: e.upstream, statementId: e.statementId, enqueuedAt: e.enqueuedAt.getTime() })
+  return {
+    async lease (upstream, { limit, leaseMs }) {
+      return (await writer.call('outboxLease', upstream, { limit, leaseMs })).map(toEntry)
+    },
+    async release (ids, { delayMs = 0 } = {}) {
+      if (ids.length) await writer.call('outboxRelease', ids.map(parseEntryId), { delayMs })
+    },
+    async remove (ids) {
+      if (ids.length) await writer.call('outboxRemove', ids.map(parseEntryId))
+    },
+    async deadLetter (entries, { status, reason }) {
+      if (entries.length) await writer.call('outboxDeadLetter', entries.map(fromEntry), { status, reason })
+    },
+    async listDeadLetters ({ upstream, limit }) {
+      const rows = upstream
+        ? db.prepare('SELECT * FROM forward_dead_letters WHERE upstream = ? ORDER BY statement_id LIMIT ?').all(upstream, limit)
+        : db.prepare('SELECT * FROM forward_dead_letters ORDER BY upstream, statement_id LIMIT ?').all(limit)
+      return rows.map((r) => ({
+        ...toEntry({ upstream: r.upstream, statementId: blobToId(r.statement_id), enqueuedAt: r.enqueued_at }),
+        status: r.status,
+        reason: r.reason,
+        failedAt: new Date(r.failed_at)
+      }))
+    },
+    replayDeadLetters: ({ upstream, limit }) => writer.call('outboxReplay', { upstream, limit }),
+    async depth (upstream) {
+      return db.prepare('SELECT count(*) FROM forward_outbox WHERE upstream = ?').pluck().get(upstream)
+    }
+  }
+}
+
+module.exports = { outboxRepository }

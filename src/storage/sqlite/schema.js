@@ -1,0 +1,126 @@
+'use strict'
+
+// The SQLite schema. Statements are ordered by `seq`, the integer primary
+// key: stored time in ms shifted left 11 bits, plus a counter, so that
+// the rowid order is the order of `stored` and every query walks a b-tree
+// in that order (2048 statements per ms; JavaScript integers are exact up
+// to year 2109).
+//
+// Every filter of GET /statements is a lookup of one term in
+// statement_terms, (term, seq) rows in a WITHOUT ROWID table: the terms of
+// a statement are its agents (a: actor/object, r: other related agents),
+// activities (o: object, c: context and sub-statement), verb (v:),
+// registration (g:) and authority (u:), each an integer from the `terms`
+// dictionary. A statement gets one row per distinct term, few and small:
+// index upkeep is what an insert costs.
+
+const VERSION = 1
+
+const DDL = `
+CREATE TABLE IF NOT EXISTS statements (
+  seq INTEGER PRIMARY KEY,
+  id BLOB NOT NULL UNIQUE,
+  voided INTEGER NOT NULL DEFAULT 0,
+  voiding INTEGER NOT NULL DEFAULT 0,
+  referenced INTEGER NOT NULL DEFAULT 0,
+  ts INTEGER NOT NULL DEFAULT 0,
+  verb INTEGER NOT NULL,
+  registration INTEGER,
+  authority INTEGER NOT NULL,
+  ref BLOB,
+  term_ids TEXT NOT NULL,
+  attachments TEXT,
+  body TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS statements_ref ON statements (ref) WHERE ref IS NOT NULL;
+CREATE INDEX IF NOT EXISTS statements_referenced ON statements (seq) WHERE referenced = 1;
+
+CREATE TABLE IF NOT EXISTS terms (
+  id INTEGER PRIMARY KEY,
+  term TEXT NOT NULL UNIQUE
+);
+
+CREATE TABLE IF NOT EXISTS statement_terms (
+  term INTEGER NOT NULL,
+  seq INTEGER NOT NULL,
+  PRIMARY KEY (term, seq)
+) WITHOUT ROWID;
+
+-- Voiding and StatementRef flags for statements not stored yet (Data 2.3.2.s2.b3).
+CREATE TABLE IF NOT EXISTS pending_flags (
+  id BLOB PRIMARY KEY,
+  voided INTEGER NOT NULL DEFAULT 0,
+  referenced INTEGER NOT NULL DEFAULT 0
+) WITHOUT ROWID;
+
+CREATE TRIGGER IF NOT EXISTS statements_take_pending_flags AFTER INSERT ON statements
+WHEN EXISTS (SELECT 1 FROM pending_flags WHERE id = NEW.id)
+BEGIN
+  UPDATE statements SET
+    voided = (SELECT voided FROM pending_flags WHERE id = NEW.id) AND NOT NEW.voiding,
+    referenced = (SELECT referenced FROM pending_flags WHERE id = NEW.id)
+  WHERE seq = NEW.seq;
+  DELETE FROM pending_flags WHERE id = NEW.id;
+END;
+
+CREATE TABLE IF NOT EXISTS documents (
+  key TEXT PRIMARY KEY,
+  resource TEXT NOT NULL,
+  scope TEXT NOT NULL,
+  registration TEXT,
+  doc_id TEXT NOT NULL,
+  content_type TEXT NOT NULL,
+  etag TEXT NOT NULL,
+  updated INTEGER NOT NULL,
+  content BLOB NOT NULL
+);
+CREATE INDEX IF NOT EXISTS documents_scope ON documents (resource, scope, updated);
+
+CREATE TABLE IF NOT EXISTS attachments (
+  sha2 TEXT PRIMARY KEY,
+  content_type TEXT NOT NULL,
+  length INTEGER NOT NULL,
+  content BLOB NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS credentials (
+  key TEXT PRIMARY KEY,
+  secret_hash TEXT NOT NULL,
+  scopes TEXT NOT NULL,
+  created_at INTEGER NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS forward_outbox (
+  upstream TEXT NOT NULL,
+  statement_id BLOB NOT NULL,
+  enqueued_at INTEGER NOT NULL,
+  lease_until INTEGER NOT NULL DEFAULT 0,
+  PRIMARY KEY (upstream, statement_id)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS forward_outbox_lease ON forward_outbox (upstream, lease_until);
+
+CREATE TABLE IF NOT EXISTS forward_dead_letters (
+  upstream TEXT NOT NULL,
+  statement_id BLOB NOT NULL,
+  enqueued_at INTEGER NOT NULL,
+  status INTEGER NOT NULL,
+  reason TEXT NOT NULL,
+  failed_at INTEGER NOT NULL,
+  PRIMARY KEY (upstream, statement_id)
+) WITHOUT ROWID;
+
+CREATE TABLE IF NOT EXISTS settings (
+  name TEXT PRIMARY KEY,
+  value TEXT NOT NULL
+);
+`
+
+// Creates what is missing; refuses a file made by a newer version.
+function ensureSchema (db) {
+  const version = db.pragma('user_version', { simple: true })
+  if (version > VERSION) throw new Error(`the database file has schema version ${version}; this LRS knows ${VERSION}`)
+  db.exec(DDL)
+  if (version < VERSION) db.pragma(`user_version = ${VERSION}`)
+}
+
+module.exports = { ensureSchema }

@@ -1,0 +1,116 @@
+'use strict'
+
+// Translates the engine-neutral statement query (src/storage/statement-query.js)
+// into SQL that walks one index in `seq` (stored) order and stops at the
+// limit: the most selective filter drives (registration, agent, activity,
+// verb, authority; else the statements table itself), each of its terms
+// is one ordered arm, arms are merged (UNION, no sort), and the other
+// filters are checked on the rows met. Every value is a bound parameter.
+
+const { agentTerms, activityTerms } = require('./terms')
+const { lastSeqOf } = require('./seq')
+
+function placeholders (n) {
+  return new Array(n).fill('?').join(', ')
+}
+
+// `termId(term)` -> id or undefined. Returns { sql, params } selecting the
+// seq of matching statements in order, or null when nothing can match.
+function statementSeqQuery (q, { termId, orSeqs = [] }) {
+  const ids = (terms) => terms.map(termId).filter((id) => id !== undefined)
+  const filters = []
+  if (q.registration) filters.push({ name: 'registration', terms: ['g:' + q.registration] })
+  if (q.agent) filters.push({ name: 'agent', terms: agentTerms(q.agent, q.relatedAgents) })
+  if (q.activity) filters.push({ name: 'activity', terms: activityTerms(q.activity, q.relatedActivities) })
+  if (q.verb) filters.push({ name: 'verb', terms: ['v:' + q.verb] })
+  if (q.authorityKey) filters.push({ name: 'authority', terms: ['u:' + q.authorityKey] })
+  const resolved = filters.map((f) => ({ ...f, ids: ids(f.terms) }))
+
+  // Bounds on seq: since (exclusive) and until (inclusive) on stored, and the keyset position.
+  let low = q.since ? lastSeqOf(q.since.getTime()) + 1 : null
+  let high = q.until ? lastSeqOf(q.until.getTime()) : null
+  if (q.after) {
+    const position = Number(q.after.position)
+    if (q.ascending) low = Math.max(low ?? -Infinity, position + 1)
+    else high = Math.min(high ?? Infinity, position - 1)
+  }
+  const bounds = (column) => {
+    const sql = []
+    const params = []
+    if (low !== null) { sql.push(`${column} >= ?`); params.push(low) }
+    if (high !== null) { sql.push(`${column} <= ?`); params.push(high) }
+    return { sql, params }
+  }
+
+  // Checks of the filters that do not drive, on the statement row `s`.
+  const checks = (rest, seqColumn) => {
+    const sql = ['s.voided = 0']
+    const params = []
+    for (const f of rest) {
+      if (f.name === 'verb' || f.name === 'registration' || f.name === 'authority') {
+        sql.push(`s.${f.name} = ?`)
+        params.push(f.ids[0])
+      } else {
+        sql.push(`EXISTS (SELECT 1 FROM statement_terms x WHERE x.term IN (${placeholders(f.ids.length)}) AND x.seq = ${seqColumn})`)
+        params.push(...f.ids)
+      }
+    }
+    return { sql, params }
+  }
+
+  const matchPossible = resolved.every((f) => f.ids.length > 0)
+  const arms = []
+  if (matchPossible) {
+    const [driver, ...rest] = resolved
+    if (!driver) {
+      const b = bounds('s.seq')
+      const c = checks([], 's.seq')
+      arms.push({ sql: `SELECT s.seq FROM statements s WHERE ${[...b.sql, ...c.sql].join(' AND ')}`, params: [...b.params, ...c.params] })
+    } else {
+      for (const term of driver.ids) {
+        const b = bounds('t.seq')
+        const c = checks(rest, 't.seq')
+        arms.push({
+          sql: `SELECT t.seq FROM statement_terms t JOIN statements s ON s.seq = t.seq WHERE ${['t.term = ?', ...b.sql, ...c.sql].join(' AND ')}`,
+          params: [term, ...b.params, ...c.params]
+        })
+      }
+    }
+  }
+  if (orSeqs.length) {
+    // Statements that match through a StatementRef (Communication 2.1.4):
+    // time, position, voiding and authority still apply.
+    const b = bounds('s.seq')
+    const c = checks(resolved.filter((f) => f.name === 'authority'), 's.seq')
+    arms.push({ sql: `SELECT s.seq FROM statements s WHERE ${[`s.seq IN (${placeholders(orSeqs.length)})`, ...b.sql, ...c.sql].join(' AND ')}`, params: [...orSeqs, ...b.params, ...c.params] })
+  }
+  if (!arms.length) return null
+  const order = q.ascending ? 'ASC' : 'DESC'
+  return {
+    sql: `${arms.map((a) => a.sql).join(' UNION ')} ORDER BY 1 ${order} LIMIT ?`,
+    params: [...arms.flatMap((a) => a.params), q.limit]
+  }
+}
+
+// Statements with some StatementRef pointing at them that match the
+// filters (Communication 2.1.4): few, found through a partial index.
+function referencedQuery (q, { termId, limit }) {
+  const sql = ['s.referenced = 1']
+  const params = []
+  const require = (terms, test) => {
+    const ids = terms.map(termId).filter((id) => id !== undefined)
+    if (!ids.length) return false
+    test(ids)
+    return true
+  }
+  const ok = [
+    !q.registration || require(['g:' + q.registration], ([id]) => { sql.push('s.registration = ?'); params.push(id) }),
+    !q.verb || require(['v:' + q.verb], ([id]) => { sql.push('s.verb = ?'); params.push(id) }),
+    !q.agent || require(agentTerms(q.agent, q.relatedAgents), (ids) => { sql.push(`EXISTS (SELECT 1 FROM statement_terms x WHERE x.term IN (${placeholders(ids.length)}) AND x.seq = s.seq)`); params.push(...ids) }),
+    !q.activity || require(activityTerms(q.activity, q.relatedActivities), (ids) => { sql.push(`EXISTS (SELECT 1 FROM statement_terms x WHERE x.term IN (${placeholders(ids.length)}) AND x.seq = s.seq)`); params.push(...ids) })
+  ].every(Boolean)
+  if (!ok) return null
+  return { sql: `SELECT s.id FROM statements s WHERE ${sql.join(' AND ')} LIMIT ?`, params: [...params, limit] }
+}
+
+module.exports = { statementSeqQuery, referencedQuery, placeholders }

@@ -1,0 +1,114 @@
+'use strict'
+
+// Statements on SQLite: writes go to the writer thread (write-ops.js), reads
+// run here on the worker's read connection. Each request of a batch is all
+// or nothing inside one transaction, so no other request ever sees a
+// statement that will be undone. A request whose ids are taken is undone
+// and reported; its statements are compared with the stored ones here and,
+// when all are the same, it is stored again without them (stored
+// statements never change, so the comparison holds).
+
+const { idToBlob, blobToId } = require('./ids')
+const { storedOf } = require('./seq')
+const { termReader } = require('./terms')
+const { statementSeqQuery, referencedQuery, placeholders } = require('./statement-sql')
+
+const MAX_SAME_ROUNDS = 10
+
+function toRow (r) {
+  return { id: blobToId(r.id), body: r.body, stored: storedOf(r.seq), timestampFromStored: r.ts === 1, position: String(r.seq) }
+}
+
+function statementsRepository (db, { writer }) {
+  const termId = termReader(db)
+  const byId = db.prepare('SELECT seq, id, ts, body FROM statements WHERE id = ? AND voided = ?')
+  const byIdAny = db.prepare('SELECT seq, id, ts, body FROM statements WHERE id = ?')
+  const authorityOf = db.prepare('SELECT authority FROM statements WHERE id = ?').pluck()
+
+  function rowsBySeq (seqs) {
+    if (!seqs.length) return []
+    const rows = db.prepare(`SELECT seq, id, ts, body FROM statements WHERE seq IN (${placeholders(seqs.length)})`).all(seqs)
+    const bySeq = new Map(rows.map((r) => [r.seq, r]))
+    return seqs.map((s) => bySeq.get(s)).filter(Boolean).map(toRow)
+  }
+
+  function findBodies (ids) {
+    const found = new Map()
+    for (const id of ids) {
+      const r = byIdAny.get(idToBlob(id))
+      if (r) found.set(id, toRow(r))
+    }
+    return found
+  }
+
+  return {
+    async storeBatch (groups, { stored, sameStatement, forwardTo = [] }) {
+      const failed = new Map()
+      const inserted = []
+      const same = groups.map(() => [])
+      let pending = groups.map((_, g) => g)
+      for (let round = 0; pending.length; round++) {
+        if (round === MAX_SAME_ROUNDS) throw new Error('statement ids kept being taken while being stored')
+        const results = await writer.call('storeBatch', pending.map((g) => groups[g]), { storedMs: stored.getTime(), forwardTo, same: pending.map((g) => same[g]) })
+        const retry = []
+        results.forEach((result, i) => {
+          const g = pending[i]
+          if (result.inserted) { inserted.push(...result.inserted); return }
+          const stored = findBodies(result.duplicates)
+          const records = new Map(groups[g].map((r) => [r.id, r]))
+          for (const id of result.duplicates) {
+            const row = stored.get(id)
+            if (row && row.body !== records.get(id).body && !sameStatement(row.body, records.get(id))) { failed.set(g, id); return }
+          }
+          same[g].push(...result.duplicates.filter((id) => stored.has(id)))
+          retry.push(g)
+        })
+        pending = retry
+      }
+      return { failed, inserted }
+    },
+
+    async restamp (ids, stored) {
+      if (ids.length) await writer.call('restamp', ids, { storedMs: stored.getTime() })
+    },
+
+    async findOne (id, { voided, authorityKey }) {
+      const r = byId.get(idToBlob(id), voided ? 1 : 0)
+      if (!r) return null
+      if (authorityKey && authorityOf.get(r.id) !== termId('u:' + authorityKey)) return null
+      return toRow(r)
+    },
+
+    async findBodies (ids) {
+      return findBodies(ids)
+    },
+
+    async findReferencedIds (q, { limit }) {
+      const query = referencedQuery(q, { termId, limit })
+      return query ? db.prepare(query.sql).pluck().all(query.params).map(blobToId) : []
+    },
+
+    async findIdsReferencing (ids, { limit }) {
+      if (!ids.length) return []
+      return db.prepare(`SELECT id FROM statements WHERE ref IN (${placeholders(ids.length)}) LIMIT ?`).pluck().all(...ids.map(idToBlob), limit).map(blobToId)
+    },
+
+    async query (q) {
+      const orSeqs = q.orIds.length
+        ? db.prepare(`SELECT seq FROM statements WHERE id IN (${placeholders(q.orIds.length)})`).pluck().all(q.orIds.map(idToBlob)).sort((a, b) => a - b)
+        : []
+      const query = statementSeqQuery(q, { termId, orSeqs })
+      if (!query) return []
+      return rowsBySeq(db.prepare(query.sql).pluck().all(query.params))
+    },
+
+    // The plan SQLite chooses for a query (tests check every shape is
+    // served by an index in order, with no sort of its own).
+    explainQuery (q) {
+      const query = statementSeqQuery(q, { termId })
+      return query ? db.prepare('EXPLAIN QUERY PLAN ' + query.sql).all(query.params).map((r) => r.detail) : []
+    }
+  }
+}
+
+module.exports = { statementsRepository }

@@ -1,0 +1,84 @@
+'use strict'
+
+// Terms: what a statement can be found by (see schema.js), as strings
+//   a:<agent>     an agent of the actor or object (`agent`)
+//   r:<agent>     another related agent (`related_agents`), authority aside
+//   u:<agent>     the authority (`related_agents`, statements/read/mine)
+//   o:<activity>  the object Activity (`activity`)
+//   c:<activity>  another related Activity (`related_activities`)
+//   v:<verb>      g:<registration>
+// and the integer ids the `terms` table gives them.
+
+const { BoundedMap } = require('../../lib/bounded-map')
+
+const CACHED_TERMS = 200000
+
+function termsOf (record) {
+  const agents = new Set(record.agents)
+  const activities = new Set(record.activities)
+  const out = {
+    verb: 'v:' + record.verb,
+    authority: 'u:' + record.authorityKey,
+    registration: record.registration ? 'g:' + record.registration : null,
+    all: []
+  }
+  for (const a of agents) out.all.push('a:' + a)
+  for (const a of record.relAgents) if (!agents.has(a) && a !== record.authorityKey) out.all.push('r:' + a)
+  for (const a of activities) out.all.push('o:' + a)
+  for (const a of record.relActivities) if (!activities.has(a)) out.all.push('c:' + a)
+  out.all.push(out.verb, out.authority)
+  if (out.registration) out.all.push(out.registration)
+  return out
+}
+
+// The terms a query filter stands for: one for a plain filter, several
+// (any of them matches) for the related_* forms.
+function agentTerms (agent, related) {
+  return related ? ['a:' + agent, 'r:' + agent, 'u:' + agent] : ['a:' + agent]
+}
+
+function activityTerms (activity, related) {
+  return related ? ['o:' + activity, 'c:' + activity] : ['o:' + activity]
+}
+
+// Term ids as the writer assigns them. New ids are kept only once their
+// transaction commits (`commit()`), since a rolled-back one may be reused.
+function termWriter (db) {
+  const known = new BoundedMap(CACHED_TERMS)
+  const added = new Map()
+  const insert = db.prepare('INSERT INTO terms (term) VALUES (?) ON CONFLICT (term) DO NOTHING')
+  const find = db.prepare('SELECT id FROM terms WHERE term = ?').pluck()
+  return {
+    id (term) {
+      let id = known.get(term) || added.get(term)
+      if (id) return id
+      insert.run(term)
+      id = find.get(term)
+      added.set(term, id)
+      return id
+    },
+    commit () {
+      for (const [term, id] of added) known.set(term, id)
+      added.clear()
+    },
+    rollback () {
+      added.clear()
+    }
+  }
+}
+
+// Term ids as readers look them up: a term nobody stored has no id (and
+// matches nothing); found ids never change, so they are kept.
+function termReader (db) {
+  const known = new BoundedMap(CACHED_TERMS)
+  const find = db.prepare('SELECT id FROM terms WHERE term = ?').pluck()
+  return function termId (term) {
+    let id = known.get(term)
+    if (id) return id
+    id = find.get(term)
+    if (id !== undefined) known.set(term, id)
+    return id
+  }
+}
+
+module.exports = { termsOf, agentTerms, activityTerms, termWriter, termReader }

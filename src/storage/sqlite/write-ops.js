@@ -1,0 +1,200 @@
+'use strict'
+
+// Every write the SQLite engine makes, as functions of (args) run by the
+// writer thread inside a transaction (writer-thread.js). Arguments and
+// results are plain values (they cross threads).
+
+const { termsOf, termWriter } = require('./terms')
+const { idToBlob, blobToId } = require('./ids')
+const { firstSeqOf } = require('./seq')
+
+const PAIRS_PER_INSERT = 100
+
+function writeOps (db) {
+  const terms = termWriter(db)
+  const lastSeq = db.prepare('SELECT max(seq) FROM statements').pluck()
+  const insertStatement = db.prepare(`INSERT INTO statements
+    (seq, id, voiding, ts, verb, registration, authority, ref, term_ids, attachments, body)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`)
+  const insertOutbox = db.prepare('INSERT INTO forward_outbox (upstream, statement_id, enqueued_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING')
+  const pairInserts = new Map()
+
+  function nextSeq (storedMs) {
+    return Math.max(firstSeqOf(storedMs), (lastSeq.get() || 0) + 1)
+  }
+
+  // (term, seq) rows in key order, many to a statement.
+  function insertTermRows (pairs) {
+    pairs.sort((a, b) => a[0] - b[0] || a[1] - b[1])
+    for (let i = 0; i < pairs.length; i += PAIRS_PER_INSERT) {
+      const chunk = pairs.slice(i, i + PAIRS_PER_INSERT)
+      let insert = pairInserts.get(chunk.length)
+      if (!insert) {
+        insert = db.prepare('INSERT INTO statement_terms (term, seq) VALUES ' + new Array(chunk.length).fill('(?, ?)').join(', '))
+        pairInserts.set(chunk.length, insert)
+      }
+      insert.run(chunk.flat())
+    }
+  }
+
+  function existingIds (ids) {
+    if (!ids.length) return new Map()
+    const rows = db.prepare(`SELECT id, voiding FROM statements WHERE id IN (${ids.map(() => '?').join(', ')})`).all(ids.map(idToBlob))
+    return new Map(rows.map((r) => [blobToId(r.id), r.voiding === 1]))
+  }
+
+  // Data 2.3.2 and Communication 2.1.4: flags on targets stored, or pending
+  // until they are (schema.js: the insert trigger takes them).
+  function applyReferences (records) {
+    const refs = [...new Set(records.filter((r) => r.ref).map((r) => r.ref))]
+    if (!refs.length) return
+    const voids = new Set(records.filter((r) => r.voiding).map((r) => r.ref))
+    const existing = existingIds(refs)
+    const mark = db.prepare('UPDATE statements SET referenced = 1, voided = voided OR (? AND NOT voiding) WHERE id = ?')
+    const pend = db.prepare(`INSERT INTO pending_flags (id, voided, referenced) VALUES (?, ?, 1)
+      ON CONFLICT (id) DO UPDATE SET voided = voided OR excluded.voided, referenced = 1`)
+    for (const id of refs) {
+      const voided = voids.has(id) ? 1 : 0
+      if (existing.has(id)) mark.run(voided, idToBlob(id))
+      else pend.run(idToBlob(id), voided)
+    }
+  }
+
+  const ops = {
+    // One savepoint per group (request): a group whose ids are taken is
+    // undone and reported with them; its statements known to be stored
+    // already (`same[g]`) are skipped.
+    storeBatch (groups, { storedMs, forwardTo, same }) {
+      const termIds = groups.map((records) => records.map((r) => {
+        const t = termsOf(r)
+        return { all: t.all.map(terms.id), verb: terms.id(t.verb), authority: terms.id(t.authority), registration: t.registration && terms.id(t.registration) }
+      }))
+      let seq = nextSeq(storedMs)
+      const now = Date.now()
+      return groups.map((records, g) => {
+        const skip = new Set(same[g] || [])
+        const duplicates = []
+        const inserted = []
+        const pairs = []
+        db.exec('SAVEPOINT request')
+        records.forEach((r, i) => {
+          if (skip.has(r.id)) return
+          const t = termIds[g][i]
+          const result = insertStatement.run(seq, idToBlob(r.id), r.voiding ? 1 : 0, r.timestampFromStored ? 1 : 0, t.verb, t.registration || null, t.authority,
+            r.ref ? idToBlob(r.ref) : null, JSON.stringify(t.all), r.attachments.length ? JSON.stringify(r.attachments) : null, r.body)
+          if (result.changes === 0) { duplicates.push(r.id); return }
+          for (const term of t.all) pairs.push([term, seq])
+          for (const upstream of forwardTo) insertOutbox.run(upstream, idToBlob(r.id), now)
+          inserted.push(r.id)
+          seq++
+        })
+        if (duplicates.length) {
+          db.exec('ROLLBACK TO request; RELEASE request')
+          return { duplicates }
+        }
+        insertTermRows(pairs)
+        applyReferences(records.filter((r) => !skip.has(r.id)))
+        db.exec('RELEASE request')
+        return { inserted }
+      })
+    },
+
+    // Moves statements to a later stored time (Consistent-Through, see write-batch.js).
+    restamp (ids, { storedMs }) {
+      let seq = nextSeq(storedMs)
+      const find = db.prepare('SELECT seq, term_ids FROM statements WHERE id = ?')
+      const move = db.prepare('UPDATE statements SET seq = ? WHERE seq = ?')
+      const moveTerm = db.prepare('UPDATE statement_terms SET seq = ? WHERE term = ? AND seq = ?')
+      for (const id of ids) {
+        const row = find.get(idToBlob(id))
+        if (!row) continue
+        move.run(seq, row.seq)
+        for (const term of JSON.parse(row.term_ids)) moveTerm.run(seq, term, row.seq)
+        seq++
+      }
+    },
+
+    documentInsert (doc) {
+      return db.prepare(`INSERT INTO documents (key, resource, scope, registration, doc_id, content_type, etag, updated, content)
+        VALUES (@key, @resource, @scope, @registration, @docId, @contentType, @etag, @updated, @content) ON CONFLICT (key) DO NOTHING`).run(doc).changes > 0
+    },
+
+    // Replaces when the stored etag is `etag` (any when null); `upsert` creates it when absent.
+    documentReplace (doc, { etag, upsert }) {
+      if (upsert) {
+        return db.prepare(`INSERT INTO documents (key, resource, scope, registration, doc_id, content_type, etag, updated, content)
+          VALUES (@key, @resource, @scope, @registration, @docId, @contentType, @etag, @updated, @content)
+          ON CONFLICT (key) DO UPDATE SET content_type = excluded.content_type, etag = excluded.etag, updated = excluded.updated, content = excluded.content`).run(doc).changes > 0
+      }
+      const sql = `UPDATE documents SET content_type = @contentType, etag = @etag, updated = @updated, content = @content WHERE key = @key${etag === null ? '' : ' AND etag = @expected'}`
+      return db.prepare(sql).run({ ...doc, expected: etag }).changes > 0
+    },
+
+    documentDelete (key, { etag }) {
+      return etag === null
+        ? db.prepare('DELETE FROM documents WHERE key = ?').run(key).changes > 0
+        : db.prepare('DELETE FROM documents WHERE key = ? AND etag = ?').run(key, etag).changes > 0
+    },
+
+    documentDeleteMany ({ resource, scope, registration }) {
+      if (registration === undefined) db.prepare('DELETE FROM documents WHERE resource = ? AND scope = ?').run(resource, scope)
+      else db.prepare('DELETE FROM documents WHERE resource = ? AND scope = ? AND registration IS ?').run(resource, scope, registration || null)
+    },
+
+    attachmentsSave (attachments) {
+      const insert = db.prepare('INSERT INTO attachments (sha2, content_type, length, content) VALUES (?, ?, ?, ?) ON CONFLICT (sha2) DO NOTHING')
+      for (const a of attachments) insert.run(a.sha2, a.contentType, a.body.length, a.body)
+    },
+
+    credentialUpsert ({ key, secretHash, scopes }) {
+      db.prepare(`INSERT INTO credentials (key, secret_hash, scopes, created_at) VALUES (?, ?, ?, ?)
+        ON CONFLICT (key) DO UPDATE SET secret_hash = excluded.secret_hash, scopes = excluded.scopes`).run(key, secretHash, JSON.stringify(scopes), Date.now())
+    },
+
+    outboxLease (upstream, { limit, leaseMs }) {
+      const now = Date.now()
+      const rows = db.prepare('SELECT statement_id, enqueued_at FROM forward_outbox WHERE upstream = ? AND lease_until < ? LIMIT ?').all(upstream, now, limit)
+      const lease = db.prepare('UPDATE forward_outbox SET lease_until = ? WHERE upstream = ? AND statement_id = ?')
+      for (const r of rows) lease.run(now + leaseMs, upstream, r.statement_id)
+      return rows.map((r) => ({ upstream, statementId: blobToId(r.statement_id), enqueuedAt: r.enqueued_at }))
+    },
+
+    outboxRelease (entries, { delayMs }) {
+      const release = db.prepare('UPDATE forward_outbox SET lease_until = ? WHERE upstream = ? AND statement_id = ?')
+      for (const e of entries) release.run(Date.now() + delayMs, e.upstream, idToBlob(e.statementId))
+    },
+
+    outboxRemove (entries) {
+      const remove = db.prepare('DELETE FROM forward_outbox WHERE upstream = ? AND statement_id = ?')
+      for (const e of entries) remove.run(e.upstream, idToBlob(e.statementId))
+    },
+
+    outboxDeadLetter (entries, { status, reason }) {
+      const dead = db.prepare(`INSERT INTO forward_dead_letters (upstream, statement_id, enqueued_at, status, reason, failed_at)
+        VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`)
+      for (const e of entries) dead.run(e.upstream, idToBlob(e.statementId), e.enqueuedAt, status, reason, Date.now())
+      ops.outboxRemove(entries)
+    },
+
+    outboxReplay ({ upstream, limit }) {
+      const rows = upstream === null
+        ? db.prepare('SELECT upstream, statement_id FROM forward_dead_letters LIMIT ?').all(limit)
+        : db.prepare('SELECT upstream, statement_id FROM forward_dead_letters WHERE upstream = ? LIMIT ?').all(upstream, limit)
+      const remove = db.prepare('DELETE FROM forward_dead_letters WHERE upstream = ? AND statement_id = ?')
+      for (const r of rows) {
+        insertOutbox.run(r.upstream, r.statement_id, Date.now())
+        remove.run(r.upstream, r.statement_id)
+      }
+      return rows.length
+    },
+
+    settingGetOrCreate (name, value) {
+      db.prepare('INSERT INTO settings (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING').run(name, value)
+      return db.prepare('SELECT value FROM settings WHERE name = ?').pluck().get(name)
+    }
+  }
+
+  return { ops, commit: terms.commit, rollback: terms.rollback }
+}
+
+module.exports = { writeOps }

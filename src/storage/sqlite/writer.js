@@ -1,0 +1,55 @@
+'use strict'
+
+// The main thread's side of the writer thread: `call(op, ...args)`
+// resolves with what the operation returned, or rejects with its error.
+
+const path = require('node:path')
+const { Worker } = require('node:worker_threads')
+
+function startWriter (dataDir, logger) {
+  const worker = new Worker(path.join(__dirname, 'writer-thread.js'), { workerData: { dataDir } })
+  const pending = new Map()
+  let next = 0
+  let failed = null
+
+  const ready = new Promise((resolve, reject) => {
+    worker.once('message', (m) => (m === 'ready' ? resolve() : reject(new Error(`unexpected message from the writer: ${m}`))))
+    worker.once('error', reject)
+  })
+
+  worker.on('message', (replies) => {
+    if (!Array.isArray(replies)) return
+    for (const r of replies) {
+      const call = pending.get(r.id)
+      pending.delete(r.id)
+      if (!call) continue
+      if (r.error) call.reject(Object.assign(new Error(r.error.message), { name: r.error.name, code: r.error.code }))
+      else call.resolve(r.value)
+    }
+  })
+  worker.on('error', (err) => {
+    failed = err
+    logger.error({ err }, 'SQLite writer thread failed')
+    for (const call of pending.values()) call.reject(err)
+    pending.clear()
+  })
+  const exited = new Promise((resolve) => worker.once('exit', resolve))
+
+  return {
+    ready,
+    call (op, ...args) {
+      if (failed) return Promise.reject(failed)
+      return new Promise((resolve, reject) => {
+        const id = next++
+        pending.set(id, { resolve, reject })
+        worker.postMessage({ id, op, args })
+      })
+    },
+    async close () {
+      worker.postMessage('close')
+      await exited
+    }
+  }
+}
+
+module.exports = { startWriter }

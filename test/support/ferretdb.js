@@ -1,0 +1,94 @@
+'use strict'
+
+// FerretDB 1.24 (SQLite backend): the MongoDB-wire stand-in the `mongodb`
+// engine is tested against (MongoDB itself cannot be installed on our
+// machines). Not part of the product: the LRS's default engine is SQLite.
+//
+//   node test/support/ferretdb.js      builds the binary once per machine (CI: npm run ferretdb)
+//
+// `go install ...@v1.24.0` is refused by the module proxy (it will not list
+// the versions), so it is built through a throwaway module that requires
+// FerretDB, vendors it and stamps the version file the build expects.
+// FERRETDB_BIN uses a binary of your own; LRS_CACHE_DIR moves the cache.
+
+const fs = require('node:fs')
+const os = require('node:os')
+const net = require('node:net')
+const path = require('node:path')
+const { spawn, execFileSync } = require('node:child_process')
+
+const FERRETDB_VERSION = 'v1.24.0'
+const PACKAGE = 'github.com/FerretDB/FerretDB/cmd/ferretdb'
+
+function binaryPath () {
+  if (process.env.FERRETDB_BIN) return process.env.FERRETDB_BIN
+  const base = process.env.LRS_CACHE_DIR || path.join(os.homedir(), '.cache', 'xapi-lrs')
+  return path.join(base, `ferretdb-${FERRETDB_VERSION}`, 'ferretdb')
+}
+
+function buildFerretDB (target, log) {
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'ferretdb-build-'))
+  log(`building FerretDB ${FERRETDB_VERSION} in ${work} (about 2 minutes, once per machine)`)
+  fs.writeFileSync(path.join(work, 'go.mod'), `module ferretdbbuild\n\ngo 1.22\n\nrequire github.com/FerretDB/FerretDB ${FERRETDB_VERSION}\n`)
+  fs.writeFileSync(path.join(work, 'tools.go'), `//go:build tools\n\npackage tools\n\nimport _ "${PACKAGE}"\n`)
+  const run = (args) => execFileSync('go', args, { cwd: work, stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, GOFLAGS: '-buildvcs=false' } })
+  run(['mod', 'tidy'])
+  run(['mod', 'vendor'])
+  fs.writeFileSync(path.join(work, 'vendor/github.com/FerretDB/FerretDB/build/version/version.txt'), FERRETDB_VERSION + '\n')
+  fs.mkdirSync(path.dirname(target), { recursive: true })
+  const tmpTarget = `${target}.${process.pid}.tmp`
+  run(['build', '-mod=vendor', '-o', tmpTarget, PACKAGE])
+  fs.renameSync(tmpTarget, target) // atomic: a concurrent reader never sees half a binary
+  fs.rmSync(work, { recursive: true, force: true })
+  return target
+}
+
+function ensureFerretDB ({ log = (m) => process.stderr.write(m + '\n') } = {}) {
+  const target = binaryPath()
+  return fs.existsSync(target) ? target : buildFerretDB(target, log)
+}
+
+function waitForPort (port, { timeoutMs, child }) {
+  const deadline = Date.now() + timeoutMs
+  return new Promise((resolve, reject) => {
+    const attempt = () => {
+      if (child.exitCode !== null) return reject(new Error(`FerretDB exited with code ${child.exitCode}`))
+      const socket = net.connect(port, '127.0.0.1')
+      socket.once('connect', () => { socket.destroy(); resolve() })
+      socket.once('error', () => {
+        socket.destroy()
+        if (Date.now() > deadline) return reject(new Error(`FerretDB not listening on ${port} after ${timeoutMs} ms`))
+        setTimeout(attempt, 50)
+      })
+    }
+    attempt()
+  })
+}
+
+// On Linux the server gets SIGTERM when the process that started it dies,
+// even by kill -9, so an interrupted test run leaves no server behind.
+const SETPRIV = ['/usr/bin/setpriv', '/bin/setpriv'].find((f) => process.platform === 'linux' && fs.existsSync(f))
+
+async function startFerretDB ({ dataDir, port, timeoutMs = 30000 }) {
+  fs.mkdirSync(dataDir, { recursive: true })
+  const file = ensureFerretDB()
+  const args = ['--handler=sqlite', `--sqlite-url=file:${path.resolve(dataDir)}/`, `--state-dir=${path.resolve(dataDir)}`,
+    `--listen-addr=127.0.0.1:${port}`, '--debug-addr=-', '--telemetry=disable', '--log-level=error', '--log-format=json']
+  const child = SETPRIV
+    ? spawn(SETPRIV, ['--pdeathsig', 'TERM', '--', file, ...args], { stdio: 'ignore' })
+    : spawn(file, args, { stdio: 'ignore' })
+  await waitForPort(port, { timeoutMs, child })
+  return {
+    uri: `mongodb://127.0.0.1:${port}/`,
+    pid: child.pid,
+    stop: () => new Promise((resolve) => {
+      if (child.exitCode !== null) return resolve()
+      child.once('exit', () => resolve())
+      child.kill('SIGTERM')
+    })
+  }
+}
+
+module.exports = { ensureFerretDB, startFerretDB }
+
+if (require.main === module) process.stdout.write(ensureFerretDB() + '\n')
