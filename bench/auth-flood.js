@@ -9,7 +9,8 @@ const fs = require('node:fs')
 const path = require('node:path')
 const crypto = require('node:crypto')
 const autocannon = require('autocannon')
-const { startDatabase, startLrs } = require('./lrs-process')
+const { startLrs } = require('./lrs-process')
+const { startStore } = require('./store')
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS || 40)
 const DURATION = Number(process.env.BENCH_DURATION || 8)
@@ -35,8 +36,8 @@ async function validClient (url, until) {
 }
 
 async function main () {
-  const db = await startDatabase()
-  const lrs = await startLrs({ mongodbUri: db.uri, dbName: 'authflood', env: { LRS_LOG_LEVEL: 'warn' } })
+  const store = await startStore()
+  const lrs = await startLrs({ store })
   // Warm: the valid credential is verified once per worker before the flood.
   for (let i = 0; i < 10; i++) await validClient(lrs.url, Date.now() + 1)
   const statusCounts = {}
@@ -49,9 +50,10 @@ async function main () {
   const valid = await validClient(lrs.url, Date.now() + DURATION * 1000)
   await flood
   await lrs.stop()
-  await db.stop()
+  await store.stop()
   const out = {
     date: new Date().toISOString(),
+    engine: store.engine,
     floodConnections: CONNECTIONS,
     durationSec: DURATION,
     floodStatusCounts: statusCounts,

@@ -52,10 +52,4 @@ function startLoad ({ url, auth, connections = 20, batch = 10, maxRequests = 1e6
 
 // Which of `ids` are missing from the statements collection. One scan of
 // the ids: on FerretDB a large $in is not pushed down to the _id index.
-async function missingIds (collection, ids) {
-  const stored = new Set()
-  for await (const doc of collection.find({}, { projection: { _id: 1 }, batchSize: 10000 })) stored.add(doc._id)
-  return ids.filter((id) => !stored.has(id))
-}
-
-module.exports = { startLoad, missingIds }
+module.exports = { startLoad }

@@ -1,15 +1,14 @@
 'use strict'
 
-// Starts what a benchmark measures the README way: a fresh embedded
-// database (or BENCH_MONGODB_URI) and the LRS under pm2-runtime in cluster
-// mode. Everything binds to 127.0.0.1 and is stopped by the caller.
+// Starts what a benchmark measures the README way: the LRS under
+// pm2-runtime in cluster mode, on a store from store.js. Everything binds
+// to 127.0.0.1 and is stopped by the caller.
 
 const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
 const { spawn, execFileSync } = require('node:child_process')
-const { startEmbeddedDatabase } = require('../src/storage/embedded/embedded-database')
-const { freePort } = require('../test/helpers/free-port')
+const { freePort } = require('../test/support/free-port')
 
 const ROOT = path.join(__dirname, '..')
 
@@ -25,14 +24,7 @@ async function waitReady (url, timeoutMs) {
   throw new Error(`LRS not ready at ${url} within ${timeoutMs} ms`)
 }
 
-async function startDatabase () {
-  if (process.env.BENCH_MONGODB_URI) return { uri: process.env.BENCH_MONGODB_URI, engine: 'external', stop: async () => {} }
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lrs-bench-db-'))
-  const db = await startEmbeddedDatabase({ dataDir, port: await freePort(), stdio: 'ignore' })
-  return { ...db, stop: async () => { await db.stop(); fs.rmSync(dataDir, { recursive: true, force: true }) } }
-}
-
-async function startLrs ({ mongodbUri, dbName, env = {} }) {
+async function startLrs ({ store, env = {} }) {
   const port = await freePort()
   const pm2Home = fs.mkdtempSync(path.join(os.tmpdir(), 'lrs-bench-pm2-'))
   const child = spawn(process.execPath, [path.join(ROOT, 'node_modules/pm2/bin/pm2-runtime'), 'start', 'ecosystem.config.js'], {
@@ -43,8 +35,8 @@ async function startLrs ({ mongodbUri, dbName, env = {} }) {
       PM2_HOME: pm2Home,
       PORT: String(port),
       HOST: '127.0.0.1',
-      MONGODB_URI: mongodbUri,
-      MONGODB_DB: dbName,
+      LRS_LOG_LEVEL: 'warn',
+      ...store.lrsEnv,
       LRS_ADMIN_USER: 'bench',
       LRS_ADMIN_PASSWORD: 'bench-secret',
       ...env
@@ -56,7 +48,6 @@ async function startLrs ({ mongodbUri, dbName, env = {} }) {
     url,
     pid: child.pid,
     pm2Home,
-    // The LRS workers only, not the embedded database app PM2 may also run.
     workerPids: () => childPids(child.pid).filter((pid) => commandLine(pid).includes('src/server.js')),
     stop: () => new Promise((resolve) => {
       if (child.exitCode !== null) return resolve()
@@ -88,4 +79,4 @@ function cpuSeconds (pid) {
   }
 }
 
-module.exports = { startDatabase, startLrs, cpuSeconds, freePort, childPids, commandLine }
+module.exports = { startLrs, cpuSeconds, childPids, commandLine }

@@ -9,9 +9,9 @@
 const fs = require('node:fs')
 const path = require('node:path')
 const autocannon = require('autocannon')
-const { MongoClient } = require('mongodb')
 const { scormStatement } = require('./statement-generator')
-const { startDatabase, startLrs } = require('./lrs-process')
+const { startLrs } = require('./lrs-process')
+const { startStore } = require('./store')
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS || 400)
 const DURATION = Number(process.env.BENCH_DURATION || 15)
@@ -35,9 +35,8 @@ function percentile (values, p) {
 }
 
 async function main () {
-  const db = await startDatabase()
-  const dbName = 'overload'
-  const lrs = await startLrs({ mongodbUri: db.uri, dbName, env: { LRS_LOG_LEVEL: process.env.LRS_LOG_LEVEL || 'warn', ...(process.env.LRS_MAX_WAIT_MS && { LRS_MAX_WAIT_MS: process.env.LRS_MAX_WAIT_MS }), ...(process.env.LRS_CONSISTENCY_MARGIN_MS && { LRS_CONSISTENCY_MARGIN_MS: process.env.LRS_CONSISTENCY_MARGIN_MS }), ...(process.env.LRS_BATCH_CONCURRENT_WRITES && { LRS_BATCH_CONCURRENT_WRITES: process.env.LRS_BATCH_CONCURRENT_WRITES }), ...(process.env.LRS_BATCH_MAX_STATEMENTS && { LRS_BATCH_MAX_STATEMENTS: process.env.LRS_BATCH_MAX_STATEMENTS }) } })
+  const store = await startStore()
+  const lrs = await startLrs({ store })
   const pool = Array.from({ length: 200 }, (_, i) => JSON.stringify(Array.from({ length: BATCH }, (_, j) => scormStatement(i * BATCH + j))))
   let next = 0
   let peakRss = 0
@@ -61,14 +60,13 @@ async function main () {
     if (statusCode === 200) acceptedMs.push(ms)
   })
   clearInterval(sampler)
-  const client = new MongoClient(db.uri)
-  const stored = await client.db(dbName).collection('statements').estimatedDocumentCount()
-  await client.close()
   await lrs.stop()
-  await db.stop()
+  const stored = await store.count()
+  await store.stop()
   const fivexx = Object.entries(statusCounts).filter(([k]) => k.startsWith('5')).reduce((n, [, v]) => n + v, 0)
   const out = {
     date: new Date().toISOString(),
+    engine: store.engine,
     connections: CONNECTIONS,
     offeredRequestsPerSecond: RATE || 'closed loop',
     batch: BATCH,

@@ -12,17 +12,16 @@ const { execFile } = require('node:child_process')
 const { promisify } = require('node:util')
 
 const execFileAsync = promisify(execFile)
-const { MongoClient } = require('mongodb')
-const { startDatabase, startLrs } = require('./lrs-process')
-const { startLoad, missingIds } = require('./load-client')
+const { startLrs } = require('./lrs-process')
+const { startStore } = require('./store')
+const { startLoad } = require('./load-client')
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
 const PM2 = path.join(__dirname, '..', 'node_modules', 'pm2', 'bin', 'pm2')
 
 async function main () {
-  const db = await startDatabase()
-  const dbName = 'reload'
-  const lrs = await startLrs({ mongodbUri: db.uri, dbName, env: { LRS_LOG_LEVEL: process.env.LRS_LOG_LEVEL || 'warn' } })
+  const store = await startStore()
+  const lrs = await startLrs({ store })
   const before = lrs.workerPids()
   const load = startLoad({ url: lrs.url, auth: 'bench:bench-secret', connections: 20, batch: 10 })
   let reloadOutput = ''
@@ -36,19 +35,17 @@ async function main () {
     await load.stop()
   }
   const after = lrs.workerPids()
-  const client = new MongoClient(db.uri)
-  const missing = await missingIds(client.db(dbName).collection('statements'), load.acked)
-  await client.close()
   await lrs.stop()
-  await db.stop()
+  const missing = load.acked.length - await store.countIds(load.acked)
+  await store.stop()
 
   const failed = Object.entries(load.outcomes).filter(([k]) => k !== '200').reduce((n, [, v]) => n + v, 0)
-  const result = { date: new Date().toISOString(), workersBefore: before, workersAfter: after, acknowledged: load.acked.length, missing: missing.length, outcomes: load.outcomes, networkErrors: load.errorsSeen, failedRequests: failed, reloadOutput: reloadOutput.split('\n').filter((l) => /reload|Applying|✓/i.test(l)) }
+  const result = { date: new Date().toISOString(), engine: store.engine, workersBefore: before, workersAfter: after, acknowledged: load.acked.length, missing, outcomes: load.outcomes, networkErrors: load.errorsSeen, failedRequests: failed, reloadOutput: reloadOutput.split('\n').filter((l) => /reload|Applying|✓/i.test(l)) }
   process.stdout.write(JSON.stringify(result, null, 2) + '\n')
   fs.mkdirSync(path.join(__dirname, 'results'), { recursive: true })
   fs.writeFileSync(path.join(__dirname, 'results', `reload-${result.date.replace(/[:.]/g, '-')}.json`), JSON.stringify(result, null, 2))
-  const ok = missing.length === 0 && failed === 0 && before.every((pid) => !after.includes(pid))
-  process.stdout.write(`${ok ? 'PASS' : 'FAIL'}: ${load.acked.length} acknowledged, ${missing.length} missing, ${failed} failed requests, workers ${before.join(',')} -> ${after.join(',')}\n`)
+  const ok = missing === 0 && failed === 0 && before.every((pid) => !after.includes(pid))
+  process.stdout.write(`${ok ? 'PASS' : 'FAIL'}: ${load.acked.length} acknowledged, ${missing} missing, ${failed} failed requests, workers ${before.join(',')} -> ${after.join(',')}\n`)
   process.exit(ok ? 0 : 1)
 }
 

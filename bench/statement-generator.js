@@ -8,6 +8,13 @@ const crypto = require('node:crypto')
 
 const VERBS = ['completed', 'passed', 'failed', 'answered', 'experienced', 'attempted', 'progressed']
 
+// One registration per learner and course, as a SCORM or cmi5 player sends
+// it for every statement of an attempt.
+function registrationOf (learner, course) {
+  const h = crypto.createHash('sha1').update(`${learner}|${course}`).digest('hex')
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-a${h.slice(17, 20)}-${h.slice(20, 32)}`
+}
+
 function scormStatement (i = 0) {
   const learner = i % 5000
   const course = `http://lms.example.com/courses/course-${i % 40}`
@@ -49,7 +56,7 @@ function scormStatement (i = 0) {
       extensions: { 'http://lms.example.com/xapi/extensions/attempt': (i % 4) + 1 }
     },
     context: {
-      registration: crypto.randomUUID(),
+      registration: registrationOf(learner, i % 40),
       revision: '3',
       platform: 'Example LMS 12.4',
       language: 'en-US',
@@ -64,7 +71,7 @@ function scormStatement (i = 0) {
   }
 }
 
-module.exports = { scormStatement }
+module.exports = { scormStatement, registrationOf }
 
 if (require.main === module) {
   const s = JSON.stringify(scormStatement(7))

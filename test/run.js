@@ -12,7 +12,7 @@ const os = require('node:os')
 const path = require('node:path')
 const { spawn } = require('node:child_process')
 const { startFerretDB } = require('./support/ferretdb')
-const { freePort } = require('./helpers/free-port')
+const { freePort } = require('./support/free-port')
 
 const ENGINES = (process.env.LRS_TEST_ENGINES || 'sqlite,mongodb').split(',').map((e) => e.trim()).filter(Boolean)
 

@@ -3,8 +3,9 @@
 // The storage port: the repositories the rest of the LRS uses, from the
 // engine the configuration picks. Nothing outside src/storage/ knows an
 // engine. Each engine returns:
-//   statements   storeBatch, restamp, findOne, findBodies, findReferencedIds,
-//                findIdsReferencing, query (src/storage/statement-query.js)
+//   statements   storeBatch, insertStored, restamp, findOne, findBodies,
+//                findReferencedIds, findIdsReferencing, query
+//                (src/storage/statement-query.js)
 //   documents    get, insert, replace, delete, list, deleteMany
 //   attachments  saveMany, findMany
 //   credentials  upsert, all

@@ -8,7 +8,7 @@ const path = require('node:path')
 const { startLrs, ENGINE } = require('../helpers/lrs')
 const { startFerretDB } = require('../support/ferretdb')
 const { statement } = require('../helpers/statements')
-const { freePort } = require('../helpers/free-port')
+const { freePort } = require('../support/free-port')
 
 
 async function waitFor (fn, timeoutMs) {

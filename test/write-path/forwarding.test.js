@@ -8,7 +8,7 @@ const crypto = require('node:crypto')
 const { spawn } = require('node:child_process')
 const { startLrs, ADMIN, basic } = require('../helpers/lrs')
 const { statement } = require('../helpers/statements')
-const { freePort } = require('../helpers/free-port')
+const { freePort } = require('../support/free-port')
 const { parseUpstream } = require('../../src/forwarding/forwarder')
 
 // A minimal upstream LRS that records what it receives. `answer(list)`

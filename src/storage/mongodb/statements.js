@@ -195,6 +195,18 @@ function statementsRepository (db, { queryTimeoutMs, isFerret, locks, hooks, out
       return { failed, inserted: [...new Set(ok.filter((e) => written.has(e.doc._id)).map((e) => e.doc._id))] }
     },
 
+    // Statements with the `stored` each record carries (import); returns the
+    // ids that were stored already. Written without the batch token (no
+    // request will remove them).
+    async insertStored (records, { forwardTo = [] } = {}) {
+      const docs = records.map((r) => ({ ...toDoc(r, r.stored, undefined), w: undefined }))
+      if (forwardTo.length) await outbox.enqueue(forwardTo, docs.map((d) => d._id))
+      const { taken } = await insert(docs)
+      const existing = new Set(taken)
+      await applyReferences(records.filter((r) => !existing.has(r.id)))
+      return taken
+    },
+
     // Consistent-Through: moves statements to a later `stored`.
     async restamp (statementIds, stored) {
       await ids.updateMany(statementIds, { stored })

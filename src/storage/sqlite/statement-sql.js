@@ -63,6 +63,7 @@ function statementSeqQuery (q, { termId, orSeqs = [] }) {
   if (matchPossible) {
     const [driver, ...rest] = resolved
     if (!driver) {
+      if (low === null) low = 0 // a range of the rowid: SQLite walks it in order from the end the direction wants
       const b = bounds('s.seq')
       const c = checks([], 's.seq')
       arms.push({ sql: `SELECT s.seq FROM statements s WHERE ${[...b.sql, ...c.sql].join(' AND ')}`, params: [...b.params, ...c.params] })

@@ -68,6 +68,12 @@ function statementsRepository (db, { writer }) {
       return { failed, inserted }
     },
 
+    // Statements with the `stored` each record carries (import); returns the
+    // ids that were stored already.
+    async insertStored (records, { forwardTo = [] } = {}) {
+      return writer.call('insertStored', records.map((r) => ({ ...r, storedMs: r.stored.getTime() })), { forwardTo })
+    },
+
     async restamp (ids, stored) {
       if (ids.length) await writer.call('restamp', ids, { storedMs: stored.getTime() })
     },

@@ -99,6 +99,31 @@ function writeOps (db) {
       })
     },
 
+    // Statements that keep the `stored` they have (a store moved from
+    // elsewhere): each takes the next free seq of its stored ms. Ids already
+    // stored are left as they are and returned.
+    insertStored (records, { forwardTo }) {
+      const slot = db.prepare('SELECT max(seq) FROM statements WHERE seq BETWEEN ? AND ?').pluck()
+      const existing = []
+      const pairs = []
+      const now = Date.now()
+      for (const r of records) {
+        const t = termsOf(r)
+        const ids = { all: t.all.map(terms.id), verb: terms.id(t.verb), authority: terms.id(t.authority), registration: t.registration && terms.id(t.registration) }
+        const first = firstSeqOf(r.storedMs)
+        const taken = slot.get(first, first + 2047)
+        const seq = taken === null ? first : taken + 1
+        const result = insertStatement.run(seq, idToBlob(r.id), r.voiding ? 1 : 0, r.timestampFromStored ? 1 : 0, ids.verb, ids.registration || null, ids.authority,
+          r.ref ? idToBlob(r.ref) : null, JSON.stringify(ids.all), r.attachments.length ? JSON.stringify(r.attachments) : null, r.body)
+        if (result.changes === 0) { existing.push(r.id); continue }
+        for (const term of ids.all) pairs.push([term, seq])
+        for (const upstream of forwardTo) insertOutbox.run(upstream, idToBlob(r.id), now)
+      }
+      insertTermRows(pairs)
+      applyReferences(records.filter((r) => !existing.includes(r.id)))
+      return existing
+    },
+
     // Moves statements to a later stored time (Consistent-Through, see write-batch.js).
     restamp (ids, { storedMs }) {
       let seq = nextSeq(storedMs)

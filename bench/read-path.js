@@ -1,0 +1,148 @@
+'use strict'
+
+// The read path as the store grows: the store is filled to each size in
+// BENCH_SIZES through the engine's own write path (in this process, fast),
+// and at each size every GET /statements shape is timed over HTTP against
+// the LRS (pm2 cluster, the README way) while statements keep arriving
+// through POST /statements at BENCH_INGEST_RATE statements/s (open loop).
+// Prints P50/P99 per shape and size; writes bench/results/*.json.
+//
+//   node bench/read-path.js                                   (sqlite; sizes 100000,1000000; ~5 min)
+//   BENCH_SIZES=20000 BENCH_QUERIES=20 node bench/read-path.js  (quick)
+
+const fs = require('node:fs')
+const os = require('node:os')
+const path = require('node:path')
+const crypto = require('node:crypto')
+const autocannon = require('autocannon')
+const { scormStatement } = require('./statement-generator')
+const { toRecord } = require('../src/resources/statements/statement-record')
+const { loadConfig } = require('../src/config')
+const { createLogger } = require('../src/logger')
+const { openStorage } = require('../src/storage')
+const { startLrs } = require('./lrs-process')
+const { startStore } = require('./store')
+
+const SIZES = (process.env.BENCH_SIZES || '100000,1000000').split(',').map(Number)
+const QUERIES = Number(process.env.BENCH_QUERIES || 40)
+const INGEST_RATE = Number(process.env.BENCH_INGEST_RATE || 1000)
+const INGEST_BATCH = 20
+const LOAD_GROUP = 1000
+const AUTHORITY = { objectType: 'Agent', name: 'bench', account: { homePage: 'http://localhost/lrs', name: 'bench' } }
+const AUTH = 'Basic ' + Buffer.from('bench:bench-secret').toString('base64')
+
+// Query shapes, each from a random statement of the generator's population.
+const SHAPES = {
+  'no filter': () => '',
+  agent: (s) => `agent=${enc(JSON.stringify({ account: s.actor.account }))}`,
+  'agent, related_agents': (s) => `agent=${enc(JSON.stringify({ account: s.actor.account }))}&related_agents=true`,
+  verb: (s) => `verb=${enc(s.verb.id)}`,
+  activity: (s) => `activity=${enc(s.object.id)}`,
+  'activity (course), related_activities': (s) => `activity=${enc(s.context.contextActivities.grouping[0].id)}&related_activities=true`,
+  registration: (s) => `registration=${s.context.registration}`,
+  'completion check: registration, verb, course': (s) => `registration=${s.context.registration}&verb=${enc('http://adlnet.gov/expapi/verbs/completed')}&activity=${enc(s.context.contextActivities.grouping[0].id)}&related_activities=true`,
+  'agent, verb': (s) => `agent=${enc(JSON.stringify({ account: s.actor.account }))}&verb=${enc(s.verb.id)}`,
+  'since the last 10 s, ascending': () => `since=${enc(new Date(Date.now() - 10000).toISOString())}&ascending=true`,
+  'until an hour ago': () => `until=${enc(new Date(Date.now() - 3600000).toISOString())}`
+}
+
+function enc (v) {
+  return encodeURIComponent(v)
+}
+
+function percentile (values, p) {
+  const sorted = [...values].sort((a, b) => a - b)
+  return sorted.length ? Math.round(sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] * 10) / 10 : null
+}
+
+async function fill (storage, from, to) {
+  const started = Date.now()
+  for (let i = from; i < to; i += LOAD_GROUP) {
+    const records = []
+    for (let j = i; j < Math.min(to, i + LOAD_GROUP); j++) records.push(toRecord({ ...scormStatement(j), id: crypto.randomUUID() }, { authority: AUTHORITY, xapiVersion: '1.0.3' }))
+    await storage.statements.storeBatch([records], { stored: new Date(), sameStatement: () => true })
+    if ((i / LOAD_GROUP) % 50 === 0) process.stderr.write(`  filled ${i + records.length} of ${to}\r`)
+  }
+  process.stderr.write('\n')
+  return (to - from) / ((Date.now() - started) / 1000)
+}
+
+async function timeShape (url, shape) {
+  const times = []
+  let rows = 0
+  for (let q = 0; q < QUERIES; q++) {
+    const s = scormStatement(Math.floor(Math.random() * 1e6))
+    const started = process.hrtime.bigint()
+    const res = await fetch(`${url}/xapi/statements?${shape(s)}`, { headers: { Authorization: AUTH, 'X-Experience-API-Version': '1.0.3' } })
+    const body = await res.json()
+    times.push(Number(process.hrtime.bigint() - started) / 1e6)
+    if (res.status !== 200) throw new Error(`${res.status} ${JSON.stringify(body)}`)
+    rows += body.statements.length
+  }
+  return { p50Ms: percentile(times, 50), p99Ms: percentile(times, 99), maxMs: percentile(times, 100), rowsPerQuery: rows / QUERIES }
+}
+
+function backgroundIngest (url) {
+  let i = 0
+  return autocannon({
+    url: url + '/xapi/statements',
+    method: 'POST',
+    connections: 10,
+    overallRate: INGEST_RATE / INGEST_BATCH,
+    duration: 3600,
+    headers: { 'Content-Type': 'application/json', 'X-Experience-API-Version': '1.0.3', Authorization: AUTH },
+    requests: [{ setupRequest: (req) => ({ ...req, body: JSON.stringify(Array.from({ length: INGEST_BATCH }, () => scormStatement(i++))) }) }]
+  })
+}
+
+async function main () {
+  const store = await startStore()
+  const lrs = await startLrs({ store })
+  const storage = openStorage(loadConfig({ ...store.lrsEnv, LRS_LOG_LEVEL: 'warn' }), createLogger({ logLevel: 'warn' }))
+  await storage.ready
+  const results = []
+  let filled = 0
+  try {
+    for (const size of SIZES) {
+      process.stderr.write(`filling to ${size} statements\n`)
+      const loadRate = await fill(storage, filled, size)
+      filled = size
+      const ingest = backgroundIngest(lrs.url)
+      await new Promise((resolve) => setTimeout(resolve, 2000)) // ingest under way
+      const shapes = {}
+      for (const [name, shape] of Object.entries(SHAPES)) {
+        shapes[name] = await timeShape(lrs.url, shape)
+        process.stdout.write(`${String(size).padStart(8)} statements  ${name.padEnd(46)} P50 ${String(shapes[name].p50Ms).padStart(6)} ms  P99 ${String(shapes[name].p99Ms).padStart(6)} ms  (${shapes[name].rowsPerQuery.toFixed(0)} rows)\n`)
+      }
+      ingest.stop()
+      const done = await ingest
+      results.push({ size, loadRatePerSec: Math.round(loadRate), ingestDuringQueries: { statementsPerSec: Math.round((done['2xx'] * INGEST_BATCH) / done.duration), non2xx: done.non2xx, p99Ms: done.latency.p99 }, shapes })
+    }
+  } finally {
+    await storage.close()
+    await lrs.stop()
+  }
+  const stored = await store.count()
+  const bytes = store.bytesOnDisk()
+  await store.stop()
+  const out = {
+    date: new Date().toISOString(),
+    engine: store.engine,
+    machine: { cpus: os.cpus().length, node: process.version },
+    queriesPerShape: QUERIES,
+    ingestRate: INGEST_RATE,
+    stored,
+    bytesPerStatement: bytes && stored ? Math.round(bytes / stored) : null,
+    results
+  }
+  process.stdout.write(`stored ${stored}, ${out.bytesPerStatement} bytes on disk per statement\n`)
+  fs.mkdirSync(path.join(__dirname, 'results'), { recursive: true })
+  const file = path.join(__dirname, 'results', `read-path-${out.date.replace(/[:.]/g, '-')}.json`)
+  fs.writeFileSync(file, JSON.stringify(out, null, 2))
+  process.stdout.write(`wrote ${path.relative(process.cwd(), file)}\n`)
+}
+
+main().catch((err) => {
+  process.stderr.write(`bench failed: ${err.stack || err.message}\n`)
+  process.exit(1)
+})
