@@ -5,22 +5,16 @@
 //
 //   node bench/auth-flood.js      (BENCH_CONNECTIONS=40 flooding connections, BENCH_DURATION=8 s)
 
-const fs = require('node:fs')
-const path = require('node:path')
 const crypto = require('node:crypto')
 const autocannon = require('autocannon')
 const { startLrs } = require('./lrs-process')
 const { startStore } = require('./store')
+const { percentile, saveResult } = require('./report')
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS || 40)
 const DURATION = Number(process.env.BENCH_DURATION || 8)
 
 const basic = (user, secret) => 'Basic ' + Buffer.from(`${user}:${secret}`).toString('base64')
-
-function percentile (values, p) {
-  const sorted = [...values].sort((a, b) => a - b)
-  return sorted.length ? Math.round(sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]) : null
-}
 
 async function validClient (url, until) {
   const times = []
@@ -60,8 +54,7 @@ async function main () {
     validClient: { requests: valid.times.length, statuses: valid.statuses, p50Ms: percentile(valid.times, 50), p99Ms: percentile(valid.times, 99), maxMs: percentile(valid.times, 100) }
   }
   process.stdout.write(JSON.stringify(out, null, 2) + '\n')
-  fs.mkdirSync(path.join(__dirname, 'results'), { recursive: true })
-  fs.writeFileSync(path.join(__dirname, 'results', `auth-flood-${out.date.replace(/[:.]/g, '-')}.json`), JSON.stringify(out, null, 2))
+  saveResult('auth-flood', out)
   const ok = out.validClient.p99Ms < 1000 && Object.keys(valid.statuses).every((s) => s === '200')
   process.stdout.write(`${ok ? 'PASS' : 'FAIL'}: valid client ${out.validClient.requests} requests, P50 ${out.validClient.p50Ms} ms, P99 ${out.validClient.p99Ms} ms; flood ${JSON.stringify(statusCounts)}\n`)
   process.exit(ok ? 0 : 1)

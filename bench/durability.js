@@ -9,11 +9,10 @@
 //
 //   node bench/durability.js                         (about 40 s; BENCH_ENGINE=sqlite|ferretdb)
 
-const fs = require('node:fs')
-const path = require('node:path')
 const { startLrs } = require('./lrs-process')
 const { startStore } = require('./store')
 const { startLoad } = require('./load-client')
+const { saveResult } = require('./report')
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
 
@@ -53,8 +52,7 @@ async function main () {
 
   const result = { date: new Date().toISOString(), engine: store.engine, acknowledged: load.acked.length, stored, missing, outcomes: load.outcomes, events }
   process.stdout.write(JSON.stringify(result, null, 2) + '\n')
-  fs.mkdirSync(path.join(__dirname, 'results'), { recursive: true })
-  fs.writeFileSync(path.join(__dirname, 'results', `durability-${result.date.replace(/[:.]/g, '-')}.json`), JSON.stringify(result, null, 2))
+  saveResult('durability', result)
   const serverErrors = Object.entries(load.outcomes).filter(([k]) => k.startsWith('5') && k !== '503').reduce((n, [, v]) => n + v, 0)
   process.stdout.write(`${missing === 0 ? 'PASS' : 'FAIL'}: ${load.acked.length} acknowledged, ${missing} missing, ${serverErrors} non-503 5xx\n`)
   process.exit(missing === 0 ? 0 : 1)

@@ -12,7 +12,6 @@
 //   node bench/ingest.js          engines sqlite,ferretdb; batches 1,5,20,100 x connections 10,100; 10 s each
 //   BENCH_ENGINES=sqlite BENCH_BATCHES=20 BENCH_CONNECTIONS=10,100 BENCH_DURATION=8 node bench/ingest.js
 
-const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
 const autocannon = require('autocannon')
@@ -23,6 +22,7 @@ const { createLogger } = require('../src/logger')
 const { openStorage } = require('../src/storage')
 const { startLrs, cpuSeconds } = require('./lrs-process')
 const { startStore } = require('./store')
+const { saveResult } = require('./report')
 
 const DURATION = Number(process.env.BENCH_DURATION || 10)
 const ENGINES = (process.env.BENCH_ENGINES || 'sqlite,ferretdb').split(',')
@@ -150,9 +150,7 @@ async function main () {
     statementBytes: JSON.stringify(scormStatement(7)).length,
     runs
   }
-  fs.mkdirSync(path.join(__dirname, 'results'), { recursive: true })
-  const file = path.join(__dirname, 'results', `ingest-${out.date.replace(/[:.]/g, '-')}.json`)
-  fs.writeFileSync(file, JSON.stringify(out, null, 2))
+  const file = saveResult('ingest', out)
   process.stdout.write(`wrote ${path.relative(process.cwd(), file)}\n`)
 }
 

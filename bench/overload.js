@@ -7,11 +7,11 @@
 //   node bench/overload.js            (about 30 s; BENCH_CONNECTIONS=400 BENCH_DURATION=15)
 
 const fs = require('node:fs')
-const path = require('node:path')
 const autocannon = require('autocannon')
 const { scormStatement } = require('./statement-generator')
 const { startLrs } = require('./lrs-process')
 const { startStore } = require('./store')
+const { percentile, saveResult } = require('./report')
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS || 400)
 const DURATION = Number(process.env.BENCH_DURATION || 15)
@@ -26,12 +26,6 @@ function rssMiB (pid) {
     const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))
     return m ? Number(m[1]) / 1024 : 0
   } catch { return 0 }
-}
-
-function percentile (values, p) {
-  if (!values.length) return null
-  const sorted = [...values].sort((a, b) => a - b)
-  return Math.round(sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))])
 }
 
 async function main () {
@@ -81,8 +75,7 @@ async function main () {
     acceptedLatencyMs: { p50: percentile(acceptedMs, 50), p99: percentile(acceptedMs, 99) }
   }
   process.stdout.write(JSON.stringify(out, null, 2) + '\n')
-  fs.mkdirSync(path.join(__dirname, 'results'), { recursive: true })
-  fs.writeFileSync(path.join(__dirname, 'results', `overload-${out.date.replace(/[:.]/g, '-')}.json`), JSON.stringify(out, null, 2))
+  saveResult('overload', out)
   const ok = fivexx === 0 && stored >= out.acknowledgedStatements
   process.stdout.write(`${ok ? 'PASS' : 'FAIL'}: ${JSON.stringify(statusCounts)}, ${fivexx} 5xx, ${out.acknowledgedStatements} acknowledged, ${stored} stored, workers RSS ${out.workersRssMiB.idle} -> peak ${out.workersRssMiB.peak} MiB, accepted P50/P99 ${out.acceptedLatencyMs.p50}/${out.acceptedLatencyMs.p99} ms\n`)
   process.exit(ok ? 0 : 1)

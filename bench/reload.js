@@ -6,7 +6,6 @@
 //
 //   node bench/reload.js              (about 30 s)
 
-const fs = require('node:fs')
 const path = require('node:path')
 const { execFile } = require('node:child_process')
 const { promisify } = require('node:util')
@@ -15,6 +14,7 @@ const execFileAsync = promisify(execFile)
 const { startLrs } = require('./lrs-process')
 const { startStore } = require('./store')
 const { startLoad } = require('./load-client')
+const { saveResult } = require('./report')
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
 const PM2 = path.join(__dirname, '..', 'node_modules', 'pm2', 'bin', 'pm2')
@@ -42,8 +42,7 @@ async function main () {
   const failed = Object.entries(load.outcomes).filter(([k]) => k !== '200').reduce((n, [, v]) => n + v, 0)
   const result = { date: new Date().toISOString(), engine: store.engine, workersBefore: before, workersAfter: after, acknowledged: load.acked.length, missing, outcomes: load.outcomes, networkErrors: load.errorsSeen, failedRequests: failed, reloadOutput: reloadOutput.split('\n').filter((l) => /reload|Applying|✓/i.test(l)) }
   process.stdout.write(JSON.stringify(result, null, 2) + '\n')
-  fs.mkdirSync(path.join(__dirname, 'results'), { recursive: true })
-  fs.writeFileSync(path.join(__dirname, 'results', `reload-${result.date.replace(/[:.]/g, '-')}.json`), JSON.stringify(result, null, 2))
+  saveResult('reload', result)
   const ok = missing === 0 && failed === 0 && before.every((pid) => !after.includes(pid))
   process.stdout.write(`${ok ? 'PASS' : 'FAIL'}: ${load.acked.length} acknowledged, ${missing} missing, ${failed} failed requests, workers ${before.join(',')} -> ${after.join(',')}\n`)
   process.exit(ok ? 0 : 1)

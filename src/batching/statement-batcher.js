@@ -20,7 +20,12 @@ function createStatementBatcher ({ write, maxBatch, maxInFlight, maxConcurrentWr
   let writing = 0
   let scheduled = false
   const idleWaiters = []
-  const completions = [] // { at, statements } of recent writes, for the drain rate
+  // For the drain rate: statements written by recent writes, and the spans
+  // of time when at least one write was running (an idle LRS's rate says
+  // how little it was asked, not how fast it can write).
+  const completions = [] // { at, statements }
+  const busy = [] // { from, to } spans
+  let busySince = null
   const running = new Set() // start times of the writes in progress
 
   function submit (records) {
@@ -66,10 +71,12 @@ function createStatementBatcher ({ write, maxBatch, maxInFlight, maxConcurrentWr
       const { batch, count } = takeBatch()
       writing++
       const started = { at: Date.now() }
+      if (running.size === 0) busySince = started.at
       running.add(started)
       run(batch).finally(() => {
         writing--
         running.delete(started)
+        if (running.size === 0) busy.push({ from: busySince, to: Date.now() })
         inFlight -= count
         completions.push({ at: Date.now(), statements: count })
         if (queue.length) schedule()
@@ -90,12 +97,16 @@ function createStatementBatcher ({ write, maxBatch, maxInFlight, maxConcurrentWr
     batch.forEach((req, i) => (failed.has(i) ? req.reject(failed.get(i)) : req.resolve()))
   }
 
-  // Statements written per second over the last couple of seconds.
+  // Statements written per second of writing, over the last couple of seconds.
   function drainRate (now) {
-    while (completions.length && completions[0].at < now - RATE_WINDOW_MS) completions.shift()
-    let n = 0
-    for (const c of completions) n += c.statements
-    return n / (RATE_WINDOW_MS / 1000)
+    const since = now - RATE_WINDOW_MS
+    while (completions.length && completions[0].at < since) completions.shift()
+    while (busy.length && busy[0].to < since) busy.shift()
+    let written = 0
+    for (const c of completions) written += c.statements
+    let busyMs = running.size ? now - Math.max(busySince, since) : 0
+    for (const b of busy) busyMs += b.to - Math.max(b.from, since)
+    return busyMs > 0 ? (written / busyMs) * 1000 : 0
   }
 
   return {

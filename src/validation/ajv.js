@@ -5,9 +5,10 @@
 const Ajv = require('ajv')
 const f = require('./formats')
 
-// `isIri`: the IRI check, with the configured length limit.
-function createAjv ({ isIri }) {
-  const ajv = new Ajv({ allErrors: false, coerceTypes: false, useDefaults: false, strict: true, strictTypes: false, strictTuples: false, allowUnionTypes: true })
+// `isIri`: the IRI check, with the configured length limit. `coerceTypes`:
+// only for query parameters (they arrive as strings); bodies never.
+function createAjv ({ isIri, coerceTypes = false }) {
+  const ajv = new Ajv({ allErrors: false, coerceTypes, verbose: coerceTypes, useDefaults: false, strict: true, strictTypes: false, strictTuples: false, allowUnionTypes: true })
   ajv.addFormat('iri', { validate: isIri })
   ajv.addFormat('uuid', f.UUID)
   ajv.addFormat('duration', f.DURATION)

@@ -4,6 +4,7 @@
 // Each throws InvalidStatement naming the field. Section numbers are xAPI 1.0.3 Data.
 
 const { errors } = require('../errors')
+const { forEachContextActivity } = require('./context-activities')
 
 const VOIDED_VERB = 'http://adlnet.gov/expapi/verbs/voided'
 const IFIS = ['mbox', 'mbox_sha1sum', 'openid', 'account']
@@ -81,14 +82,6 @@ function assertObject (object, path) {
   if (type === 'Agent' || type === 'Group') assertActor(object, path)
   else if (type === 'Activity') assertInteraction(object.definition, `${path}.definition`)
   else if (type === 'SubStatement') assertStatementBody(object, path)
-}
-
-function forEachContextActivity (contextActivities, fn) {
-  if (!contextActivities) return
-  for (const key of Object.keys(contextActivities)) {
-    const list = contextActivities[key]
-    for (const activity of Array.isArray(list) ? list : [list]) fn(activity, key)
-  }
 }
 
 // Data 2.4.6.2: revision and platform only when the object is an Activity.

@@ -8,11 +8,13 @@ const { statementSchema } = require('./statement-schema')
 const { assertStatementRules, assertActor } = require('./statement-rules')
 const { errors } = require('../errors')
 const { IRI } = require('./formats')
+const { compileQueryParameters } = require('./query-parameters')
 
 function createStatementValidator ({ maxIriLength }) {
   // Data 4.2 IRIs, no longer than LRS_MAX_IRI_LENGTH.
   const isIri = (value) => typeof value === 'string' && value.length <= maxIriLength && IRI.test(value)
   const ajv = createAjv({ isIri })
+  const queryAjv = createAjv({ isIri, coerceTypes: true })
   const compiled = {}
   const actors = {}
   for (const version of ['1.0.3', '2.0.0']) {
@@ -55,7 +57,13 @@ function createStatementValidator ({ maxIriLength }) {
     return actor
   }
 
-  return { validateStatement, parseActorParam, isIri }
+  return {
+    validateStatement,
+    parseActorParam,
+    isIri,
+    // A route's query-parameter check, compiled at start (query-parameters.js).
+    queryParameters: (schema) => compileQueryParameters(queryAjv, schema)
+  }
 }
 
 module.exports = { createStatementValidator }

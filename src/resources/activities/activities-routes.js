@@ -9,6 +9,8 @@
 const express = require('express')
 const { errors } = require('../../errors')
 const { requireScope } = require('../../auth/basic-auth')
+const { forEachContextActivity } = require('../../validation/context-activities')
+const { parameter: p } = require('../../validation/query-parameters')
 
 const MAX_STATEMENTS_MERGED = 200
 const LANGUAGE_MAPS = ['name', 'description']
@@ -17,8 +19,7 @@ function findActivities (statement, id, into) {
   const visit = (a) => { if (a && a.id === id && (a.objectType === undefined || a.objectType === 'Activity')) into.push(a) }
   const visitStatement = (s) => {
     visit(s.object)
-    const ca = s.context && s.context.contextActivities
-    if (ca) for (const list of Object.values(ca)) for (const a of [].concat(list)) visit(a)
+    if (s.context) forEachContextActivity(s.context.contextActivities, visit)
   }
   visitStatement(statement)
   if (statement.object && statement.object.objectType === 'SubStatement') visitStatement(statement.object)
@@ -42,11 +43,9 @@ function mergeDefinitions (activities) {
 
 function activitiesRoutes ({ credentials, statementReader, validator }) {
   const router = express.Router({ caseSensitive: true })
+  const parameters = validator.queryParameters({ properties: { activityId: p.iri }, required: ['activityId'] })
   router.get('/activities', requireScope(credentials, 'define:read'), async (req, res) => {
-    for (const name of Object.keys(req.query)) if (name !== 'activityId') throw errors.InvalidParameter(`unknown parameter "${name}"`)
-    const id = req.query.activityId
-    if (typeof id !== 'string') throw errors.InvalidParameter('activityId is required')
-    if (!validator.isIri(id)) throw errors.InvalidParameter('activityId must be an IRI')
+    const id = parameters(req.query).activityId
     const rows = await statementReader.statementsWithActivity(id, { limit: MAX_STATEMENTS_MERGED })
     const found = []
     for (const r of rows) findActivities(JSON.parse(r.body), id, found)

@@ -7,13 +7,13 @@
 const express = require('express')
 const { errors } = require('../../errors')
 const { requireScope } = require('../../auth/basic-auth')
+const { parameter: p } = require('../../validation/query-parameters')
 
 function agentsRoutes ({ credentials, validator }) {
   const router = express.Router({ caseSensitive: true })
+  const parameters = validator.queryParameters({ properties: { agent: p.string }, required: ['agent'] })
   router.get('/agents', requireScope(credentials, 'define:read'), (req, res) => {
-    for (const name of Object.keys(req.query)) if (name !== 'agent') throw errors.InvalidParameter(`unknown parameter "${name}"`)
-    if (typeof req.query.agent !== 'string') throw errors.InvalidParameter('agent is required')
-    const agent = validator.parseActorParam(req.query.agent, req.xapiVersion)
+    const agent = validator.parseActorParam(parameters(req.query).agent, req.xapiVersion)
     if (agent.objectType === 'Group') throw errors.InvalidParameter('agent must be an Agent, not a Group')
     const person = { objectType: 'Person' }
     for (const k of ['name', 'mbox', 'mbox_sha1sum', 'openid', 'account']) if (agent[k] !== undefined) person[k] = [agent[k]]

@@ -5,54 +5,40 @@
 // in which key parameters they take.
 
 const crypto = require('node:crypto')
-const { errors } = require('../../errors')
-const { UUID, isValidTimestamp, toUtcTimestamp } = require('../../validation/formats')
-const { agentKey } = require('../statements/agent-keys')
-
-function bad (message) {
-  throw errors.InvalidParameter(message)
-}
+const { toUtcTimestamp } = require('../../validation/formats')
+const { parameter: p } = require('../../validation/query-parameters')
+const { agentKey } = require('../agents/agent-keys')
 
 function sha1 (text) {
   return crypto.createHash('sha1').update(text).digest('hex')
 }
 
 // spec: { resource, activityId: bool, agent: bool, registration: bool, docParam: 'stateId'|'profileId' }
-function parseDocumentParams (spec, query, { validator, xapiVersion, method, allowSince }) {
-  const allowed = new Set([spec.docParam])
-  if (spec.activityId) allowed.add('activityId')
-  if (spec.agent) allowed.add('agent')
-  if (spec.registration) allowed.add('registration')
-  if (allowSince) allowed.add('since')
-  for (const name of Object.keys(query)) {
-    if (!allowed.has(name)) bad(`unknown parameter "${name}" for ${method} ${spec.path}`)
-    if (Array.isArray(query[name])) bad(`parameter "${name}" is given more than once`)
+// Returns parse(query, { xapiVersion, allowSince }) -> the document's keys.
+function documentParameters (spec, validator) {
+  const properties = { [spec.docParam]: p.string }
+  const required = []
+  if (spec.activityId) { properties.activityId = p.iri; required.push('activityId') }
+  if (spec.agent) { properties.agent = p.string; required.push('agent') }
+  if (spec.registration) properties.registration = p.uuid
+  const one = validator.queryParameters({ properties, required })
+  const list = validator.queryParameters({ properties: { ...properties, since: p.timestamp }, required })
+
+  return function parse (query, { xapiVersion, allowSince }) {
+    const params = (allowSince ? list : one)(query)
+    const out = {}
+    if (spec.activityId) out.activityId = params.activityId
+    if (spec.agent) out.agent = agentKey(validator.parseActorParam(params.agent, xapiVersion))
+    if (params.registration !== undefined) out.registration = params.registration.toLowerCase()
+    if (params[spec.docParam] !== undefined) out.docId = params[spec.docParam]
+    if (params.since !== undefined) out.since = new Date(Date.parse(toUtcTimestamp(params.since)))
+    const scope = sha1(JSON.stringify([spec.resource, out.activityId || null, out.agent || null]))
+    out.scope = scope
+    out.key = out.docId === undefined
+      ? null
+      : { id: sha1(JSON.stringify([scope, out.registration || null, out.docId])), resource: spec.resource, scope, registration: out.registration, docId: out.docId }
+    return out
   }
-  const out = {}
-  if (spec.activityId) {
-    if (query.activityId === undefined) bad('activityId is required')
-    if (!validator.isIri(query.activityId)) bad('activityId must be an IRI')
-    out.activityId = query.activityId
-  }
-  if (spec.agent) {
-    if (query.agent === undefined) bad('agent is required')
-    out.agent = agentKey(validator.parseActorParam(query.agent, xapiVersion))
-  }
-  if (spec.registration && query.registration !== undefined) {
-    if (!UUID.test(query.registration)) bad('registration must be a UUID')
-    out.registration = query.registration.toLowerCase()
-  }
-  if (query[spec.docParam] !== undefined) out.docId = query[spec.docParam]
-  if (query.since !== undefined) {
-    if (!isValidTimestamp(query.since)) bad('since must be an ISO 8601 timestamp')
-    out.since = new Date(Date.parse(toUtcTimestamp(query.since)))
-  }
-  const scope = sha1(JSON.stringify([spec.resource, out.activityId || null, out.agent || null]))
-  out.scope = scope
-  out.key = out.docId === undefined
-    ? null
-    : { id: sha1(JSON.stringify([scope, out.registration || null, out.docId])), resource: spec.resource, scope, registration: out.registration, docId: out.docId }
-  return out
 }
 
-module.exports = { parseDocumentParams, sha1 }
+module.exports = { documentParameters, sha1 }

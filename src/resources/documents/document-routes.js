@@ -16,7 +16,7 @@ const { httpDate, lastModified } = require('../../http/http-date')
 const { requireScope } = require('../../auth/basic-auth')
 const { conditionsOf, matches } = require('../../http/conditional')
 const { parseMediaType } = require('../../http/media-type')
-const { parseDocumentParams, sha1 } = require('./document-keys')
+const { documentParameters, sha1 } = require('./document-keys')
 const { scanJson } = require('../../validation/json-scan')
 
 const MAX_MERGE_ATTEMPTS = 10
@@ -30,7 +30,8 @@ function documentRoutes (spec, { config, credentials, documents, validator }) {
   const router = express.Router({ caseSensitive: true })
   const read = requireScope(credentials, `${spec.scope}:read`)
   const write = requireScope(credentials, `${spec.scope}:write`)
-  const params = (req, opts = {}) => parseDocumentParams(spec, req.query, { validator, xapiVersion: req.xapiVersion, method: req.method, ...opts })
+  const parse = documentParameters(spec, validator)
+  const params = (req, { allowSince = false } = {}) => parse(req.query, { xapiVersion: req.xapiVersion, allowSince })
 
   router.get(spec.path, read, async (req, res) => {
     const p = params(req, { allowSince: req.query[spec.docParam] === undefined })

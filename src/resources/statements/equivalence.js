@@ -9,7 +9,8 @@
 // precision beyond 0.01 s (§4.2.7); 1.0.3 compares durations as strings.
 // Used for 409 conflict checks and for signature verification.
 
-const { agentKey } = require('./agent-keys')
+const { agentKey } = require('../agents/agent-keys')
+const { mapContextActivities } = require('../../validation/context-activities')
 
 function normalizeActor (actor) {
   if (!actor) return actor
@@ -37,11 +38,7 @@ function normalizeContext (context) {
   if (out.registration) out.registration = out.registration.toLowerCase()
   if (out.instructor) out.instructor = normalizeActor(out.instructor)
   if (out.team) out.team = normalizeActor(out.team)
-  if (out.contextActivities) {
-    const ca = {}
-    for (const [k, v] of Object.entries(out.contextActivities)) ca[k] = (Array.isArray(v) ? v : [v]).map(normalizeActivity)
-    out.contextActivities = ca
-  }
+  if (out.contextActivities) out.contextActivities = mapContextActivities(out.contextActivities, normalizeActivity)
   if (out.contextAgents) out.contextAgents = out.contextAgents.map((c) => ({ ...c, agent: normalizeActor(c.agent) }))
   if (out.contextGroups) out.contextGroups = out.contextGroups.map((c) => ({ ...c, group: normalizeActor(c.group) }))
   return out

@@ -6,7 +6,8 @@
 // and the same inside a SubStatement; `activity` at the object,
 // `related_activities` also at context activities and the SubStatement.
 
-const { actorKeys } = require('./agent-keys')
+const { actorKeys } = require('../agents/agent-keys')
+const { forEachContextActivity } = require('../../validation/context-activities')
 
 function isActor (object) {
   return object && (object.objectType === 'Agent' || object.objectType === 'Group')
@@ -17,11 +18,7 @@ function isActivity (object) {
 }
 
 function addContextActivities (context, into) {
-  const ca = context && context.contextActivities
-  if (!ca) return
-  for (const key of Object.keys(ca)) {
-    for (const a of Array.isArray(ca[key]) ? ca[key] : [ca[key]]) into.add(a.id)
-  }
+  if (context) forEachContextActivity(context.contextActivities, (a) => into.add(a.id))
 }
 
 function addRelatedAgents (s, into) {

@@ -5,6 +5,8 @@
 // Verbs; "canonical" keeps one language per language map, chosen by
 // Accept-Language (falling back to the first stored language).
 
+const { mapContextActivities } = require('../../validation/context-activities')
+
 function idsActor (actor) {
   if (!actor) return actor
   const out = {}
@@ -22,12 +24,6 @@ function idsObject (object) {
   if (type === 'Agent' || type === 'Group') return idsActor(object)
   if (type === 'SubStatement') return idsStatement(object)
   return object
-}
-
-function mapContextActivities (ca, fn) {
-  const out = {}
-  for (const [k, v] of Object.entries(ca)) out[k] = Array.isArray(v) ? v.map(fn) : [fn(v)]
-  return out
 }
 
 function idsStatement (s) {

@@ -7,22 +7,14 @@ const crypto = require('node:crypto')
 const { toUtcTimestamp } = require('../../validation/formats')
 const { VOIDED_VERB } = require('../../validation/statement-rules')
 const { queryFields } = require('./query-fields')
-const { agentKey } = require('./agent-keys')
-
-function contextActivitiesAreArrays (s) {
-  const ca = s.context && s.context.contextActivities
-  if (!ca) return true
-  for (const k in ca) if (!Array.isArray(ca[k])) return false
-  return true
-}
+const { agentKey } = require('../agents/agent-keys')
+const { mapContextActivities, contextActivitiesAreArrays } = require('../../validation/context-activities')
 
 // Data 2.4.6.2.s4.b3: context activities are returned as arrays even when
 // a single object was sent.
 function withContextActivityArrays (s) {
-  if (contextActivitiesAreArrays(s)) return s
-  const out = {}
-  for (const [k, v] of Object.entries(s.context.contextActivities)) out[k] = Array.isArray(v) ? v : [v]
-  return { ...s, context: { ...s.context, contextActivities: out } }
+  if (contextActivitiesAreArrays(s.context)) return s
+  return { ...s, context: { ...s.context, contextActivities: mapContextActivities(s.context.contextActivities) } }
 }
 
 // The client's own text can be stored as it is, with the LRS's properties
@@ -32,8 +24,8 @@ function keepsClientText (s) {
   return s.stored === undefined && s.authority === undefined &&
     (s.id === undefined || s.id === s.id.toLowerCase()) &&
     (s.timestamp === undefined || toUtcTimestamp(s.timestamp) === s.timestamp) &&
-    contextActivitiesAreArrays(s) &&
-    (s.object.objectType !== 'SubStatement' || contextActivitiesAreArrays(s.object))
+    contextActivitiesAreArrays(s.context) &&
+    (s.object.objectType !== 'SubStatement' || contextActivitiesAreArrays(s.object.context))
 }
 
 function defaultVersion (xapiVersion) {

@@ -8,10 +8,9 @@ const { errors } = require('../../errors')
 const { httpDate, lastModified } = require('../../http/http-date')
 const { requireScope, authorityFor } = require('../../auth/basic-auth')
 const { readsOnlyOwnStatements } = require('../../auth/scopes')
-const { agentKey } = require('./agent-keys')
-const { UUID } = require('../../validation/formats')
+const { agentKey } = require('../agents/agent-keys')
 const { readStatementBody } = require('./statement-request-body')
-const { parseStatementQuery } = require('./query-parameters')
+const { statementParameters } = require('./statement-parameters')
 const { renderStatements } = require('./read-statements')
 const { buildMultipart } = require('../../http/multipart')
 
@@ -20,13 +19,12 @@ const JSON_TYPE = 'application/json; charset=utf-8'
 function statementsRoutes ({ config, credentials, validator, statementWriter, statementReader, attachments, moreCursor }) {
   const router = express.Router({ caseSensitive: true })
   const jsonLimits = { maxDepth: config.maxJsonDepth, maxStringLength: config.maxStringLength }
+  const parameters = statementParameters(validator)
   const write = requireScope(credentials, 'statements:write')
   const read = requireScope(credentials, 'statements:read')
 
   router.put('/statements', write, async (req, res) => {
-    for (const name of Object.keys(req.query)) if (name !== 'statementId') throw errors.InvalidParameter(`unknown parameter "${name}"`)
-    const id = req.query.statementId
-    if (typeof id !== 'string' || !UUID.test(id)) throw errors.InvalidParameter('PUT /statements requires a statementId parameter that is a UUID')
+    const id = parameters.parsePut(req.query).statementId
     const { body, texts, parts } = readStatementBody(req, jsonLimits)
     if (Array.isArray(body)) throw errors.InvalidStatement('PUT /statements takes a single statement, not an array')
     if (body && typeof body === 'object' && body.id !== undefined && String(body.id).toLowerCase() !== id.toLowerCase()) {
@@ -41,8 +39,7 @@ function statementsRoutes ({ config, credentials, validator, statementWriter, st
   })
 
   router.post('/statements', write, async (req, res) => {
-    const names = Object.keys(req.query)
-    if (names.length) throw errors.InvalidParameter(`unknown parameter "${names[0]}"`)
+    parameters.parsePost(req.query)
     const { body, texts, parts } = readStatementBody(req, jsonLimits)
     const statements = Array.isArray(body) ? body : [body]
     res.locals.statementCount = statements.length
@@ -79,12 +76,12 @@ function statementsRoutes ({ config, credentials, validator, statementWriter, st
   // otherwise the parameters themselves.
   async function parseGet (req) {
     const { more, ...params } = req.query
-    const options = { validator, xapiVersion: req.xapiVersion, maxLimit: config.statementsMaxLimit }
-    if (more === undefined) return parseStatementQuery(params, options)
+    const options = { xapiVersion: req.xapiVersion, maxLimit: config.statementsMaxLimit }
+    if (more === undefined) return parameters.parseGet(params, options)
     if (typeof more !== 'string') throw errors.InvalidParameter('parameter "more" is given more than once')
     const continued = await moreCursor.decode(more, { maxLimit: config.statementsMaxLimit })
     if (Object.keys(params).length) {
-      const original = parseStatementQuery(params, options)
+      const original = parameters.parseGet(params, options)
       if (original.single || !moreCursor.sameRequest(original, continued)) {
         throw errors.InvalidParameter('more cannot be combined with parameters other than those of the query it continues')
       }

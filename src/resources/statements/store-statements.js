@@ -9,7 +9,7 @@ const { errors } = require('../../errors')
 const { authorityFor } = require('../../auth/basic-auth')
 const { verifySignature, SIGNATURE_USAGE } = require('./signatures')
 const { toRecord } = require('./statement-record')
-const { agentKey } = require('./agent-keys')
+const { agentKey } = require('../agents/agent-keys')
 
 function createStatementWriter ({ config, validator, batcher, attachments }) {
   // `texts`: each statement's JSON text as sent, when known (see validation/json-scan.js).

@@ -42,19 +42,18 @@ function statementSeqQuery (q, { termId, orSeqs = [] }) {
     return { sql, params }
   }
 
-  // Checks of the filters that do not drive, on the statement row `s`.
+  // Checks of the filters that do not drive: lookups in the term index
+  // only, which SQLite makes before it reads the statement row, so a
+  // statement's page is read only when it matches (a registration with
+  // hundreds of statements and a verb few of them have reads only those).
   const checks = (rest, seqColumn) => {
-    const sql = ['s.voided = 0']
+    const sql = []
     const params = []
     for (const f of rest) {
-      if (f.name === 'verb' || f.name === 'registration' || f.name === 'authority') {
-        sql.push(`s.${f.name} = ?`)
-        params.push(f.ids[0])
-      } else {
-        sql.push(`EXISTS (SELECT 1 FROM statement_terms x WHERE x.term IN (${placeholders(f.ids.length)}) AND x.seq = ${seqColumn})`)
-        params.push(...f.ids)
-      }
+      sql.push(`EXISTS (SELECT 1 FROM statement_terms x WHERE x.term IN (${placeholders(f.ids.length)}) AND x.seq = ${seqColumn})`)
+      params.push(...f.ids)
     }
+    sql.push('s.voided = 0')
     return { sql, params }
   }
 

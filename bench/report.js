@@ -1,0 +1,24 @@
+'use strict'
+
+// What every benchmark needs to report: percentiles of its timings, and its
+// result as JSON in bench/results/ (kept out of git).
+
+const fs = require('node:fs')
+const path = require('node:path')
+
+function percentile (values, p) {
+  if (!values.length) return null
+  const sorted = [...values].sort((a, b) => a - b)
+  return Math.round(sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] * 10) / 10
+}
+
+// Writes bench/results/<kind>-<date>.json; returns its path.
+function saveResult (kind, result) {
+  const dir = path.join(__dirname, 'results')
+  fs.mkdirSync(dir, { recursive: true })
+  const file = path.join(dir, `${kind}-${result.date.replace(/[:.]/g, '-')}.json`)
+  fs.writeFileSync(file, JSON.stringify(result, null, 2))
+  return file
+}
+
+module.exports = { percentile, saveResult }

@@ -1,0 +1,40 @@
+'use strict'
+
+// The query parameters of a route, checked against one schema compiled at
+// start (ajv, coercing the query strings as STYLE item 5 says): unknown
+// names, names in the wrong case (Communication 3.2.s3.b4), repeated names
+// and malformed values are 400 with a message naming the parameter. Each
+// property's `description` says what a good value is.
+
+const { errors } = require('../errors')
+
+function messageOf (error, query) {
+  const name = error.instancePath.slice(1)
+  if (error.keyword === 'additionalProperties') return `unknown parameter "${error.params.additionalProperty}"`
+  if (error.keyword === 'required') return `${error.params.missingProperty} is required`
+  if (Array.isArray(query[name])) return `parameter "${name}" is given more than once`
+  const described = error.parentSchema && error.parentSchema.description
+  return `${name} must be ${described || error.message}`
+}
+
+// `ajv`: an instance with the xAPI formats (validation/ajv.js), made with
+// coerceTypes. Returns (query) -> the parameters, coerced.
+function compileQueryParameters (ajv, { properties, required = [] }) {
+  const validate = ajv.compile({ type: 'object', additionalProperties: false, properties, required })
+  return function checkQuery (query) {
+    const params = { ...query }
+    if (!validate(params)) throw errors.InvalidParameter(messageOf(validate.errors[0], query))
+    return params
+  }
+}
+
+const parameter = {
+  string: { type: 'string', description: 'a single string' },
+  uuid: { type: 'string', format: 'uuid', description: 'a UUID' },
+  iri: { type: 'string', format: 'iri', description: 'an IRI' },
+  timestamp: { type: 'string', format: 'timestamp', description: 'an ISO 8601 timestamp' },
+  boolean: { type: 'boolean', description: 'true or false' },
+  count: { type: 'integer', minimum: 0, description: 'a non-negative integer' }
+}
+
+module.exports = { compileQueryParameters, parameter }
