@@ -35,7 +35,7 @@ async function startLrs ({ store, env = {} }) {
       PM2_HOME: pm2Home,
       PORT: String(port),
       HOST: '127.0.0.1',
-      LRS_LOG_LEVEL: 'warn',
+      LRS_LOG_LEVEL: process.env.LRS_LOG_LEVEL || 'warn',
       ...store.lrsEnv,
       LRS_ADMIN_USER: 'bench',
       LRS_ADMIN_PASSWORD: 'bench-secret',

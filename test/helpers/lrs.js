@@ -36,6 +36,9 @@ async function startLrs (env = {}, { monitorCommands = false, hooks = {} } = {})
     LRS_ADMIN_USER: ADMIN.user,
     LRS_ADMIN_PASSWORD: ADMIN.password,
     LRS_LOG_LEVEL: process.env.LRS_TEST_LOG_LEVEL || 'silent',
+    // Load shedding answers by timing; on a busy test machine it would turn
+    // functional tests' requests into 429s. Tests of shedding set their own.
+    LRS_MAX_WAIT_MS: '60000',
     ...storeEnv,
     ...env
   })

@@ -11,9 +11,37 @@ const { parentPort, workerData } = require('node:worker_threads')
 const { openDatabase } = require('./open')
 const { writeOps } = require('./write-ops')
 
+// A transaction holds the write lock of the file (the other workers wait)
+// and its requests wait for its end: it takes what queued up to about a
+// thousand statements, not everything.
 const MAX_OPERATIONS_PER_TRANSACTION = 256
+const MAX_STATEMENTS_PER_TRANSACTION = 500
 
-const db = openDatabase(workerData.dataDir) // the schema is there: the main thread made it (index.js)
+const db = openDatabase(workerData.dataDir, { busyTimeoutMs: 0 }) // the schema is there: the main thread made it (index.js)
+const pause = new Int32Array(new SharedArrayBuffer(4))
+const sleep = (ms) => Atomics.wait(pause, 0, 0, ms) // blocks this thread only
+
+// The workers of one LRS each have a writer and take the file's write lock
+// in turn. SQLite's own busy handler sleeps up to 100 ms between tries,
+// while a busy writer takes the lock again within microseconds of its
+// commit: measured, one worker waited up to 2 s for its turn. So a writer
+// asks again every millisecond, and after a full transaction leaves a
+// moment for the others before its next one.
+const LOCK_TIMEOUT_MS = 5000
+const YIELD_MS = 2
+
+function beginImmediate () {
+  const deadline = Date.now() + LOCK_TIMEOUT_MS
+  for (;;) {
+    try {
+      db.exec('BEGIN IMMEDIATE')
+      return
+    } catch (err) {
+      if (err.code !== 'SQLITE_BUSY' || Date.now() > deadline) throw err
+      sleep(1)
+    }
+  }
+}
 const { ops, commit, rollback } = writeOps(db)
 const queue = []
 let scheduled = false
@@ -22,12 +50,24 @@ function errorOf (err) {
   return { name: err.name, message: err.message, code: err.code }
 }
 
+function statementCount ({ op, args }) {
+  if (op === 'storeBatch') return args[0].reduce((n, group) => n + group.length, 0)
+  if (op === 'insertStored') return args[0].length
+  return 1
+}
+
 function runQueued () {
   scheduled = false
-  const batch = queue.splice(0, MAX_OPERATIONS_PER_TRANSACTION)
+  let statements = 0
+  let take = 0
+  while (take < queue.length && take < MAX_OPERATIONS_PER_TRANSACTION && (take === 0 || statements < MAX_STATEMENTS_PER_TRANSACTION)) {
+    statements += statementCount(queue[take])
+    take++
+  }
+  const batch = queue.splice(0, take)
   const replies = []
   try {
-    db.exec('BEGIN IMMEDIATE')
+    beginImmediate()
     for (const { id, op, args } of batch) {
       db.exec('SAVEPOINT operation')
       try {
@@ -47,7 +87,10 @@ function runQueued () {
     for (const { id } of batch) replies.push({ id, error: errorOf(err) })
   }
   parentPort.postMessage(replies)
-  if (queue.length) schedule()
+  if (queue.length) {
+    if (statements >= MAX_STATEMENTS_PER_TRANSACTION) sleep(YIELD_MS)
+    schedule()
+  }
 }
 
 function schedule () {
