@@ -59,4 +59,4 @@ function toUtcTimestamp (value) {
   return new Date(Date.parse(toIsoExtended(TIMESTAMP.exec(value)))).toISOString()
 }
 
-module.exports = { IRI, UUID, DURATION, TIMESTAMP, LANGUAGE_TAG, MBOX, SHA1_HEX, SHA2_HEX, isValidTimestamp, toUtcTimestamp }
+module.exports = { IRI, UUID, DURATION, LANGUAGE_TAG, MBOX, SHA1_HEX, SHA2_HEX, isValidTimestamp, toUtcTimestamp }

@@ -37,6 +37,11 @@ test('attachments (Communication 1.5.2)', async (t) => {
   await t.test('a part that matches no attachment, or base64 encoding, is 400', async () => {
     const s = statement({ attachments: [attachment] })
     const json = { headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(s) }
+    const undeclared = Buffer.from('bytes no attachment of the statement declares')
+    const extra = await send([json, { headers: { 'X-Experience-API-Hash': sha2, 'Content-Transfer-Encoding': 'binary' }, body: content },
+      { headers: { 'X-Experience-API-Hash': crypto.createHash('sha256').update(undeclared).digest('hex'), 'Content-Transfer-Encoding': 'binary' }, body: undeclared }])
+    assert.equal(extra.status, 400)
+    assert.match(extra.json.message, /matches no attachment/)
     const wrongHash = await send([json, { headers: { 'X-Experience-API-Hash': 'ab'.repeat(32), 'Content-Transfer-Encoding': 'binary' }, body: content }])
     assert.equal(wrongHash.status, 400)
     const base64 = await send([json, { headers: { 'X-Experience-API-Hash': sha2, 'Content-Transfer-Encoding': 'base64' }, body: content.toString('base64') }])

@@ -19,7 +19,11 @@ const { parseMediaType } = require('../../http/media-type')
 const { documentParameters, sha1 } = require('./document-keys')
 const { scanJson } = require('../../validation/json-scan')
 
-const MAX_MERGE_ATTEMPTS = 10
+// Concurrent merges into one document succeed one per round (compare and
+// swap on the etag): with a short random pause between rounds, a few dozen
+// concurrent writers all get through before the last gives up with 412.
+const MAX_MERGE_ATTEMPTS = 50
+const MERGE_BACKOFF_MS = 5
 
 
 function newValue (content, contentType) {
@@ -128,6 +132,7 @@ function documentRoutes (spec, { config, credentials, documents, validator }) {
       const merged = withinSize(Buffer.from(JSON.stringify({ ...stored, ...posted })))
       if (await documents.replace(p.key, newValue(merged, 'application/json'), { etag })) return res.status(204).end()
       if (ifMatch) throw errors.PreconditionFailed('the document changed while merging')
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * MERGE_BACKOFF_MS))
     }
     throw errors.PreconditionFailed('the document kept changing while merging; retry')
   })

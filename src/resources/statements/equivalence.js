@@ -78,4 +78,4 @@ function areEquivalent (a, b, { xapiVersion = '1.0.3' } = {}) {
   return canonicalJson(normalize(a, { xapiVersion })) === canonicalJson(normalize(b, { xapiVersion }))
 }
 
-module.exports = { areEquivalent, canonicalJson, truncateDuration }
+module.exports = { areEquivalent }

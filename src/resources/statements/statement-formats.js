@@ -101,4 +101,4 @@ function formatStatement (statement, format, acceptLanguage) {
   return statement
 }
 
-module.exports = { formatStatement, pickLanguage, parseAcceptLanguage }
+module.exports = { formatStatement }

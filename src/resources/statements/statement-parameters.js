@@ -32,10 +32,6 @@ const PUT = { properties: { statementId: p.uuid }, required: ['statementId'] }
 const POST = { properties: {} }
 const SINGLE_ALLOWED = new Set(['statementId', 'voidedStatementId', 'format', 'attachments'])
 
-function bad (message) {
-  throw errors.InvalidParameter(message)
-}
-
 const instant = (value) => new Date(Date.parse(toUtcTimestamp(value)))
 
 function statementParameters (validator) {
@@ -48,8 +44,10 @@ function statementParameters (validator) {
     const format = params.format || 'exact'
     const attachments = params.attachments === true
     if (params.statementId !== undefined || params.voidedStatementId !== undefined) {
-      for (const name of Object.keys(params)) if (!SINGLE_ALLOWED.has(name)) bad(`"${name}" cannot be combined with statementId or voidedStatementId`)
-      if (params.statementId !== undefined && params.voidedStatementId !== undefined) bad('send statementId or voidedStatementId, not both')
+      for (const name of Object.keys(params)) {
+        if (!SINGLE_ALLOWED.has(name)) throw errors.InvalidParameter(`"${name}" cannot be combined with statementId or voidedStatementId`)
+      }
+      if (params.statementId !== undefined && params.voidedStatementId !== undefined) throw errors.InvalidParameter('send statementId or voidedStatementId, not both')
       const id = params.statementId !== undefined ? params.statementId : params.voidedStatementId
       return { single: { id: id.toLowerCase(), voided: params.voidedStatementId !== undefined }, format, attachments }
     }

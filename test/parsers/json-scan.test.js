@@ -1,0 +1,63 @@
+'use strict'
+
+// Property tests of the hand-written JSON scan (src/validation/json-scan.js)
+// against JSON.parse on generated input.
+
+const { test } = require('node:test')
+const assert = require('node:assert/strict')
+const fc = require('fast-check')
+const { scanJson } = require('../../src/validation/json-scan')
+
+const NO_LIMITS = { maxDepth: 1e6, maxStringLength: 1e9 }
+
+function depthOf (value) {
+  if (value === null || typeof value !== 'object') return 0
+  const children = Array.isArray(value) ? value : Object.values(value)
+  return 1 + children.reduce((m, c) => Math.max(m, depthOf(c)), 0)
+}
+
+// Longest string as sent (escapes included), keys too.
+function longestString (value) {
+  if (typeof value === 'string') return JSON.stringify(value).length - 2
+  if (value === null || typeof value !== 'object') return 0
+  let n = 0
+  for (const [k, v] of Array.isArray(value) ? value.entries() : Object.entries(value)) {
+    if (!Array.isArray(value)) n = Math.max(n, JSON.stringify(k).length - 2)
+    n = Math.max(n, longestString(v))
+  }
+  return n
+}
+
+const statementLike = fc.dictionary(fc.string(), fc.jsonValue(), { minKeys: 1 })
+// Strings with quotes, backslashes, braces, brackets and non-ASCII.
+const tricky = fc.string({ unit: fc.constantFrom('"', '\\', '{', '}', '[', ']', ',', ':', 'a', 'é', '😀', '\n', '\\"') })
+
+test('each element of an array of objects is found as the text JSON.parse reads as that element, however it is spaced', () => {
+  fc.assert(fc.property(fc.array(fc.oneof(statementLike, fc.dictionary(tricky, tricky, { minKeys: 1 }))), fc.constantFrom(0, 1, 2, '\t'), (list, space) => {
+    const text = JSON.stringify(list, null, space)
+    const texts = scanJson(text, NO_LIMITS)
+    assert.equal(texts.length, list.length)
+    texts.forEach((t, i) => assert.deepEqual(JSON.parse(t), list[i]))
+  }), { numRuns: 300 })
+})
+
+test('an object is its own text; anything else has none', () => {
+  fc.assert(fc.property(fc.jsonValue(), (value) => {
+    const text = JSON.stringify(value, null, 1)
+    const texts = scanJson(text, NO_LIMITS)
+    if (value !== null && typeof value === 'object' && !Array.isArray(value)) assert.deepEqual(texts, [text])
+    else if (!Array.isArray(value)) assert.equal(texts, null)
+  }), { numRuns: 300 })
+})
+
+test('it refuses exactly the nesting deeper than maxDepth and the strings longer than maxStringLength', () => {
+  fc.assert(fc.property(fc.jsonValue({ maxDepth: 8 }), fc.integer({ min: 0, max: 9 }), fc.integer({ min: 0, max: 40 }), (value, maxDepth, maxStringLength) => {
+    const text = JSON.stringify(value)
+    const tooDeep = depthOf(value) > maxDepth
+    const tooLong = longestString(value) > maxStringLength
+    let refused = null
+    try { scanJson(text, { maxDepth, maxStringLength }) } catch (err) { refused = err }
+    assert.equal(refused !== null, tooDeep || tooLong, text)
+    if (refused) assert.equal(refused.status, 400)
+  }), { numRuns: 500 })
+})
