@@ -4,7 +4,7 @@
 // engine the configuration picks. Nothing outside src/storage/ knows an
 // engine. Each engine returns:
 //   statements   storeBatch, insertStored, restamp, findOne, findBodies,
-//                findReferencedIds, findIdsReferencing, query
+//                findReferencedIds, findIdsReferencing, query(q, { deadline })
 //                (src/storage/statement-query.js)
 //   documents    get, insert, replace, delete, list, deleteMany
 //   attachments  saveMany, findMany

@@ -29,3 +29,24 @@ test('statements inserted with their own stored time and authority read back exa
   assert.deepEqual((await lrs.storage.statements.insertStored(records)).sort(), records.map((r) => r.id).sort())
   assert.equal((await lrs.client(`/statements?verb=${encodeURIComponent(verb)}`)).json.statements.length, 3)
 })
+
+test('a filter that matches only far down another filter\'s statements is still found (SQLite walks its postings in windows)', async () => {
+  const lrs = await startLrs()
+  const authority = { objectType: 'Agent', account: { homePage: 'http://example.com', name: 'importer' } }
+  const mbox = `mailto:${crypto.randomUUID()}@example.com`
+  const rare = `http://example.com/verbs/${crypto.randomUUID()}`
+  const common = `http://example.com/verbs/${crypto.randomUUID()}`
+  const start = Date.parse('2024-03-01T00:00:00.000Z')
+  const records = Array.from({ length: 4500 }, (_, i) => ({
+    ...toRecord(statement({ id: crypto.randomUUID(), actor: { mbox }, verb: { id: i === 0 ? rare : common } }), { authority, xapiVersion: '1.0.3' }),
+    stored: new Date(start + i)
+  }))
+  assert.deepEqual(await lrs.storage.statements.insertStored(records), [])
+  const agent = encodeURIComponent(JSON.stringify({ mbox }))
+  for (const order of ['', '&ascending=true']) {
+    const res = await lrs.client(`/statements?agent=${agent}&verb=${encodeURIComponent(rare)}${order}`)
+    assert.deepEqual(res.json.statements.map((s) => s.id), [records[0].id], order || 'descending')
+  }
+  const page = await lrs.client(`/statements?agent=${agent}&limit=5`)
+  assert.deepEqual(page.json.statements.map((s) => s.id), records.slice(-5).reverse().map((r) => r.id))
+})

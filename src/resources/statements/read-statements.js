@@ -51,7 +51,7 @@ function createStatementReader ({ statements, queryTimeoutMs, hooks = {} }) {
     const orIds = await referencingIds(filters, deadline)
     if (hooks.beforeQuery) await hooks.beforeQuery()
     checkDeadline(deadline)
-    const rows = await statements.query(statementQuery({ ...filters, orIds, limit: params.limit + 1 }))
+    const rows = await statements.query(statementQuery({ ...filters, orIds, limit: params.limit + 1 }), { deadline })
     const hasMore = rows.length > params.limit
     if (hasMore) rows.length = params.limit
     const last = rows[rows.length - 1]

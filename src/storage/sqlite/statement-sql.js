@@ -14,9 +14,11 @@ function placeholders (n) {
   return new Array(n).fill('?').join(', ')
 }
 
-// `termId(term)` -> id or undefined. Returns { sql, params } selecting the
-// seq of matching statements in order, or null when nothing can match.
-function statementSeqQuery (q, { termId, orSeqs = [] }) {
+// `termId(term)` -> id or undefined. Returns { sql, params, driver } selecting
+// the seq of matching statements in order (`driver`: the term id of the
+// first arm, when an index drives), or null when nothing can match.
+// `within` ({ low, high }, inclusive): a window of seq to stay in.
+function statementSeqQuery (q, { termId, orSeqs = [], within = {} }) {
   const ids = (terms) => terms.map(termId).filter((id) => id !== undefined)
   const filters = []
   if (q.registration) filters.push({ name: 'registration', terms: ['g:' + q.registration] })
@@ -34,6 +36,8 @@ function statementSeqQuery (q, { termId, orSeqs = [] }) {
     if (q.ascending) low = Math.max(low ?? -Infinity, position + 1)
     else high = Math.min(high ?? Infinity, position - 1)
   }
+  if (within.low !== undefined) low = Math.max(low ?? -Infinity, within.low)
+  if (within.high !== undefined) high = Math.min(high ?? Infinity, within.high)
   const bounds = (column) => {
     const sql = []
     const params = []
@@ -59,6 +63,7 @@ function statementSeqQuery (q, { termId, orSeqs = [] }) {
 
   const matchPossible = resolved.every((f) => f.ids.length > 0)
   const arms = []
+  let driverTerm = null
   if (matchPossible) {
     const [driver, ...rest] = resolved
     if (!driver) {
@@ -67,6 +72,7 @@ function statementSeqQuery (q, { termId, orSeqs = [] }) {
       const c = checks([], 's.seq')
       arms.push({ sql: `SELECT s.seq FROM statements s WHERE ${[...b.sql, ...c.sql].join(' AND ')}`, params: [...b.params, ...c.params] })
     } else {
+      driverTerm = driver.ids[0]
       for (const term of driver.ids) {
         const b = bounds('t.seq')
         const c = checks(rest, 't.seq')
@@ -88,7 +94,9 @@ function statementSeqQuery (q, { termId, orSeqs = [] }) {
   const order = q.ascending ? 'ASC' : 'DESC'
   return {
     sql: `${arms.map((a) => a.sql).join(' UNION ')} ORDER BY 1 ${order} LIMIT ?`,
-    params: [...arms.flatMap((a) => a.params), q.limit]
+    params: [...arms.flatMap((a) => a.params), q.limit],
+    driver: driverTerm,
+    bounds: { low, high }
   }
 }
 

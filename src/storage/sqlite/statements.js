@@ -8,12 +8,18 @@
 // when all are the same, it is stored again without them (stored
 // statements never change, so the comparison holds).
 
+const { errors } = require('../../errors')
 const { idToBlob, blobToId } = require('./ids')
 const { storedOf } = require('./seq')
 const { termReader } = require('./terms')
 const { statementSeqQuery, referencedQuery, placeholders } = require('./statement-sql')
 
 const MAX_SAME_ROUNDS = 10
+// A filtered query walks its driving term's postings in windows of this
+// many, yielding the event loop between windows: a walk that must go far
+// to find its page (a term every statement has, and a rare second filter)
+// never holds the worker for long, and stops at the query deadline.
+const WINDOW_POSTINGS = 2000
 
 function toRow (r) {
   return { id: blobToId(r.id), body: r.body, stored: storedOf(r.seq), timestampFromStored: r.ts === 1, position: String(r.seq) }
@@ -99,13 +105,30 @@ function statementsRepository (db, { writer }) {
       return db.prepare(`SELECT id FROM statements WHERE ref IN (${placeholders(ids.length)}) LIMIT ?`).pluck().all(...ids.map(idToBlob), limit).map(blobToId)
     },
 
-    async query (q) {
+    async query (q, { deadline = Infinity } = {}) {
       const orSeqs = q.orIds.length
         ? db.prepare(`SELECT seq FROM statements WHERE id IN (${placeholders(q.orIds.length)})`).pluck().all(q.orIds.map(idToBlob)).sort((a, b) => a - b)
         : []
-      const query = statementSeqQuery(q, { termId, orSeqs })
-      if (!query) return []
-      return rowsBySeq(db.prepare(query.sql).pluck().all(query.params))
+      const first = statementSeqQuery(q, { termId, orSeqs })
+      if (!first) return []
+      if (first.driver === null) return rowsBySeq(db.prepare(first.sql).pluck().all(first.params))
+      const seqs = []
+      let { low, high } = first.bounds
+      for (;;) {
+        // The window: the next WINDOW_POSTINGS postings of the driving term.
+        const edge = q.ascending
+          ? db.prepare('SELECT seq FROM statement_terms WHERE term = ? AND seq >= ? AND seq <= ? ORDER BY seq ASC LIMIT 1 OFFSET ?').pluck().get(first.driver, low ?? 0, high ?? Number.MAX_SAFE_INTEGER, WINDOW_POSTINGS)
+          : db.prepare('SELECT seq FROM statement_terms WHERE term = ? AND seq >= ? AND seq <= ? ORDER BY seq DESC LIMIT 1 OFFSET ?').pluck().get(first.driver, low ?? 0, high ?? Number.MAX_SAFE_INTEGER, WINDOW_POSTINGS)
+        const within = edge === undefined ? {} : q.ascending ? { high: edge - 1 } : { low: edge + 1 }
+        const query = statementSeqQuery({ ...q, limit: q.limit - seqs.length }, { termId, orSeqs, within: { low: low ?? undefined, high: high ?? undefined, ...within } })
+        seqs.push(...db.prepare(query.sql).pluck().all(query.params))
+        if (seqs.length >= q.limit || edge === undefined) break
+        if (q.ascending) low = edge
+        else high = edge
+        if (Date.now() > deadline) throw errors.QueryTimeout()
+        await new Promise((resolve) => setImmediate(resolve))
+      }
+      return rowsBySeq(seqs)
     },
 
     // The plan SQLite chooses for a query (tests check every shape is
