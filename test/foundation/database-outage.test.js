@@ -66,3 +66,14 @@ test('an LRS on a working database is ready', async () => {
   const lrs = await startLrs()
   assert.equal((await fetch(lrs.url + '/health/ready')).status, 200)
 })
+
+test('if the SQLite writer thread dies, writes get 503 and readiness fails, never a hang or a 500', { skip: ENGINE !== 'sqlite' && 'the sqlite engine' }, async () => {
+  const lrs = await startLrs()
+  assert.equal((await lrs.client('/statements', { method: 'POST', body: statement() })).status, 200)
+  await lrs.storage.internals.writerThread.terminate()
+  const res = await lrs.client('/statements', { method: 'POST', body: statement() })
+  assert.equal(res.status, 503)
+  assert.equal(res.json.code, 'LRS_ERR_DATABASE_UNAVAILABLE')
+  assert.equal((await fetch(lrs.url + '/health/ready')).status, 503)
+  assert.equal((await lrs.client('/statements?limit=1')).status, 200, 'reads still work')
+})

@@ -49,6 +49,7 @@ function openSqliteStorage (config, logger) {
     ready,
     async ping () {
       await ready
+      if (writer.failed) throw writer.failed
       db.prepare('SELECT 1').get()
       return true
     },
@@ -57,7 +58,7 @@ function openSqliteStorage (config, logger) {
       db.close()
     },
     ...Object.fromEntries(Object.entries(repositories).map(([name, repo]) => [name, translateErrors(repo, translateError)])),
-    internals: { db, file: databaseFile(config.dataDir) }
+    internals: { db, file: databaseFile(config.dataDir), writerThread: writer.thread }
   }
 }
 

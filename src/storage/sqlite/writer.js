@@ -5,6 +5,7 @@
 
 const path = require('node:path')
 const { Worker } = require('node:worker_threads')
+const { errors } = require('../../errors')
 
 function startWriter (dataDir, logger) {
   const worker = new Worker(path.join(__dirname, 'writer-thread.js'), { workerData: { dataDir } })
@@ -27,13 +28,21 @@ function startWriter (dataDir, logger) {
       else call.resolve(r.value)
     }
   })
-  worker.on('error', (err) => {
-    failed = err
-    logger.error({ err }, 'SQLite writer thread failed')
-    for (const call of pending.values()) call.reject(err)
+  // A writer that dies leaves this worker unable to write: every call, and
+  // the readiness check, answer DatabaseUnavailable (503) from then on.
+  let closing = false
+  function fail (err) {
+    if (failed) return
+    failed = errors.DatabaseUnavailable(undefined, { cause: err })
+    logger.fatal({ err }, 'SQLite writer thread stopped')
+    for (const call of pending.values()) call.reject(failed)
     pending.clear()
-  })
-  const exited = new Promise((resolve) => worker.once('exit', resolve))
+  }
+  worker.on('error', fail)
+  const exited = new Promise((resolve) => worker.once('exit', (code) => {
+    if (!closing) fail(new Error(`the writer thread exited with code ${code}`))
+    resolve()
+  }))
 
   return {
     ready,
@@ -45,7 +54,10 @@ function startWriter (dataDir, logger) {
         worker.postMessage({ id, op, args })
       })
     },
+    get failed () { return failed },
+    thread: worker, // for tests that stop it
     async close () {
+      closing = true
       worker.postMessage('close')
       await exited
     }
