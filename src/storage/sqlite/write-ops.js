@@ -6,7 +6,7 @@
 
 const { termsOf, termWriter } = require('./terms')
 const { idToBlob, blobToId } = require('./ids')
-const { firstSeqOf } = require('./seq')
+const { firstSeqOf, lastSeqOf } = require('./seq')
 
 const PAIRS_PER_INSERT = 100
 
@@ -60,15 +60,30 @@ function writeOps (db) {
     }
   }
 
+  // The term ids of a record, resolved outside any savepoint: a dictionary
+  // entry made in a savepoint that is undone would be cached but gone.
+  function termIdsOf (record) {
+    const t = termsOf(record)
+    return { all: t.all.map(terms.id), verb: terms.id(t.verb), authority: terms.id(t.authority), registration: t.registration && terms.id(t.registration) }
+  }
+
+  // Inserts one statement at `seq` with its outbox entries, adding its
+  // (term, seq) rows to `pairs`. False when its id is taken.
+  function insertRecord (r, t, seq, { forwardTo, now, pairs }) {
+    const result = insertStatement.run(seq, idToBlob(r.id), r.voiding ? 1 : 0, r.timestampFromStored ? 1 : 0, t.verb, t.registration || null, t.authority,
+      r.ref ? idToBlob(r.ref) : null, JSON.stringify(t.all), r.attachments.length ? JSON.stringify(r.attachments) : null, r.body)
+    if (result.changes === 0) return false
+    for (const term of t.all) pairs.push([term, seq])
+    for (const upstream of forwardTo) insertOutbox.run(upstream, idToBlob(r.id), now)
+    return true
+  }
+
   const ops = {
     // One savepoint per group (request): a group whose ids are taken is
     // undone and reported with them; its statements known to be stored
     // already (`same[g]`) are skipped.
     storeBatch (groups, { storedMs, forwardTo, same }) {
-      const termIds = groups.map((records) => records.map((r) => {
-        const t = termsOf(r)
-        return { all: t.all.map(terms.id), verb: terms.id(t.verb), authority: terms.id(t.authority), registration: t.registration && terms.id(t.registration) }
-      }))
+      const termIds = groups.map((records) => records.map(termIdsOf))
       let seq = nextSeq(storedMs)
       const now = Date.now()
       return groups.map((records, g) => {
@@ -79,12 +94,7 @@ function writeOps (db) {
         db.exec('SAVEPOINT request')
         records.forEach((r, i) => {
           if (skip.has(r.id)) return
-          const t = termIds[g][i]
-          const result = insertStatement.run(seq, idToBlob(r.id), r.voiding ? 1 : 0, r.timestampFromStored ? 1 : 0, t.verb, t.registration || null, t.authority,
-            r.ref ? idToBlob(r.ref) : null, JSON.stringify(t.all), r.attachments.length ? JSON.stringify(r.attachments) : null, r.body)
-          if (result.changes === 0) { duplicates.push(r.id); return }
-          for (const term of t.all) pairs.push([term, seq])
-          for (const upstream of forwardTo) insertOutbox.run(upstream, idToBlob(r.id), now)
+          if (!insertRecord(r, termIds[g][i], seq, { forwardTo, now, pairs })) { duplicates.push(r.id); return }
           inserted.push(r.id)
           seq++
         })
@@ -104,24 +114,17 @@ function writeOps (db) {
     // stored are left as they are and returned.
     insertStored (records, { forwardTo }) {
       const slot = db.prepare('SELECT max(seq) FROM statements WHERE seq BETWEEN ? AND ?').pluck()
-      const existing = []
+      const existing = new Set()
       const pairs = []
       const now = Date.now()
       for (const r of records) {
-        const t = termsOf(r)
-        const ids = { all: t.all.map(terms.id), verb: terms.id(t.verb), authority: terms.id(t.authority), registration: t.registration && terms.id(t.registration) }
         const first = firstSeqOf(r.storedMs)
-        const taken = slot.get(first, first + 2047)
-        const seq = taken === null ? first : taken + 1
-        const result = insertStatement.run(seq, idToBlob(r.id), r.voiding ? 1 : 0, r.timestampFromStored ? 1 : 0, ids.verb, ids.registration || null, ids.authority,
-          r.ref ? idToBlob(r.ref) : null, JSON.stringify(ids.all), r.attachments.length ? JSON.stringify(r.attachments) : null, r.body)
-        if (result.changes === 0) { existing.push(r.id); continue }
-        for (const term of ids.all) pairs.push([term, seq])
-        for (const upstream of forwardTo) insertOutbox.run(upstream, idToBlob(r.id), now)
+        const taken = slot.get(first, lastSeqOf(r.storedMs))
+        if (!insertRecord(r, termIdsOf(r), taken === null ? first : taken + 1, { forwardTo, now, pairs })) existing.add(r.id)
       }
       insertTermRows(pairs)
-      applyReferences(records.filter((r) => !existing.includes(r.id)))
-      return existing
+      applyReferences(records.filter((r) => !existing.has(r.id)))
+      return [...existing]
     },
 
     // Moves statements to a later stored time (Consistent-Through, see write-batch.js).
