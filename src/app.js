@@ -13,6 +13,7 @@ const { errorHandler, notFound } = require('./http/error-handler')
 const { authenticate } = require('./auth/basic-auth')
 const { aboutRoutes } = require('./resources/about/about-routes')
 const { xapiResourceRoutes } = require('./resources/routes')
+const { consistentThrough } = require('./resources/statements/statements-routes')
 const { adminRoutes } = require('./admin/admin-routes')
 
 function createApp (deps) {
@@ -38,6 +39,7 @@ function createApp (deps) {
   const xapi = express.Router({ caseSensitive: true })
   xapi.use(cors(config))
   xapi.use(aboutRoutes(deps))
+  xapi.use('/statements', consistentThrough(config)) // on every statements response, 401 included
   xapi.use(authenticate(credentials)) // before the body is read
   xapi.use(shedLoad)
   xapi.use(requestBodies({ limit: config.bodyLimit, maxInFlightBytes: config.maxInFlightBytes }))

@@ -3,7 +3,7 @@
 // The mount table of the authenticated xAPI resources.
 const express = require('express')
 const { alternateRequestSyntax } = require('../http/alternate-syntax')
-const { consistentThrough, statementsRoutes } = require('./statements/statements-routes')
+const { statementsRoutes } = require('./statements/statements-routes')
 const { stateRoutes } = require('./state/state-routes')
 const { activityProfileRoutes } = require('./activity-profile/activity-profile-routes')
 const { agentProfileRoutes } = require('./agent-profile/agent-profile-routes')
@@ -12,7 +12,6 @@ const { agentsRoutes } = require('./agents/agents-routes')
 
 function xapiResourceRoutes (deps, { versionCheck }) {
   const router = express.Router({ caseSensitive: true })
-  router.use('/statements', consistentThrough(deps))
   router.use(alternateRequestSyntax)
   router.use(versionCheck)
   router.use(statementsRoutes(deps))

@@ -75,3 +75,12 @@ test('the version reported on a request without a version header is the one its 
   assert.equal(res.status, 400)
   assert.equal(res.headers.get('x-experience-api-version'), '2.0.0')
 })
+
+test('every statements response carries X-Experience-API-Consistent-Through, a 401 included (Communication 2.1.3)', async () => {
+  const lrs = await startLrs()
+  for (const auth of [undefined, [ADMIN.user, 'wrong']]) {
+    const res = await lrs.client('/statements', auth ? { auth } : { auth: null })
+    assert.equal(res.status, 401)
+    assert.ok(res.headers.get('x-experience-api-consistent-through'))
+  }
+})

@@ -115,7 +115,7 @@ function statementsRoutes ({ config, credentials, validator, statementWriter, st
 // Communication 2.1.3: X-Experience-API-Consistent-Through on every
 // statements response, errors included (see write-batch.js for why "now
 // minus the margin" holds on every worker).
-function consistentThrough ({ config }) {
+function consistentThrough (config) {
   return function setConsistentThrough (req, res, next) {
     const through = new Date(Date.now() - config.consistencyMarginMs)
     res.locals.consistentThrough = through
