@@ -7,7 +7,6 @@ const express = require('express')
 const { requestContext } = require('./http/request-context')
 const { healthRoutes } = require('./http/health-routes')
 const { cors } = require('./http/cors')
-const { requestBodies } = require('./http/raw-body')
 const { xapiVersion, fallbackVersion } = require('./http/xapi-version')
 const { errorHandler, notFound } = require('./http/error-handler')
 const { authenticate } = require('./auth/basic-auth')
@@ -15,16 +14,22 @@ const { aboutRoutes } = require('./resources/about/about-routes')
 const { xapiResourceRoutes } = require('./resources/routes')
 const { consistentThrough } = require('./resources/statements/statements-routes')
 const { adminRoutes } = require('./admin/admin-routes')
+const { metricsRoutes } = require('./metrics/metrics-routes')
+const { requestMetrics } = require('./metrics/request-metrics')
+const { openapiDocument } = require('./http/openapi-document')
+const { version: packageVersion } = require('../package.json')
 
 function createApp (deps) {
-  const { config, logger, lifecycle, credentials, shedLoad } = deps
+  const { config, logger, lifecycle, credentials, shedLoad, readBodies, instruments } = deps
+  const openapi = openapiDocument({ version: packageVersion })
+  const openapiJson = JSON.stringify(openapi)
   const app = express()
   app.disable('x-powered-by')
   app.set('etag', false) // xAPI wants strong ETags where it wants them, set by the resources
   app.set('query parser', 'simple')
   app.set('trust proxy', config.trustProxy)
 
-  app.use(requestContext(logger))
+  app.use(requestContext(logger, { onFinish: requestMetrics(instruments, Object.keys(openapi.paths)) }))
   // Every response carries the header; xAPI routes replace it with the
   // negotiated version.
   const version = fallbackVersion(config)
@@ -35,6 +40,8 @@ function createApp (deps) {
     next()
   })
   app.use(healthRoutes(deps))
+  app.get('/openapi.json', (req, res) => res.type('application/json; charset=utf-8').send(openapiJson))
+  app.use(metricsRoutes(deps))
 
   const xapi = express.Router({ caseSensitive: true })
   xapi.use(cors(config))
@@ -42,7 +49,7 @@ function createApp (deps) {
   xapi.use('/statements', consistentThrough(config)) // on every statements response, 401 included
   xapi.use(authenticate(credentials)) // before the body is read
   xapi.use(shedLoad)
-  xapi.use(requestBodies({ limit: config.bodyLimit, maxInFlightBytes: config.maxInFlightBytes }))
+  xapi.use(readBodies)
   xapi.use(xapiResourceRoutes(deps, { versionCheck: xapiVersion(config) }))
   app.use('/xapi', xapi)
 

@@ -36,6 +36,8 @@ const errors = {
   MethodNotAllowed: define('LRS_ERR_METHOD_NOT_ALLOWED', 405, 'Method not allowed'),
   ConflictingStatement: define('LRS_ERR_STATEMENT_CONFLICT', 409, 'A different statement with this id is already stored'),
   DocumentConflict: define('LRS_ERR_DOCUMENT_CONFLICT', 409, 'The document exists: send If-Match with its ETag (or If-None-Match: *) to change it'),
+  CredentialExists: define('LRS_ERR_CREDENTIAL_EXISTS', 409, 'A credential with this key exists'),
+  CredentialManaged: define('LRS_ERR_CREDENTIAL_MANAGED', 409, 'This credential is the bootstrap credential (LRS_ADMIN_USER); it is set from the configuration at start'),
   PreconditionFailed: define('LRS_ERR_PRECONDITION_FAILED', 412, 'Precondition failed'),
   PayloadTooLarge: define('LRS_ERR_PAYLOAD_TOO_LARGE', 413, 'Request body too large'),
   TooManyRequests: define('LRS_ERR_OVERLOADED', 429, 'The LRS is at capacity; retry shortly'),

@@ -14,6 +14,9 @@ const { createServices } = require('./services')
 const { createMoreCursor } = require('./resources/statements/more-cursor')
 const { createLoadShedder } = require('./http/load-shedding')
 const { createApp } = require('./app')
+const { requestBodies } = require('./http/raw-body')
+const { createInstruments } = require('./metrics/instruments')
+const { createClusterMetrics } = require('./metrics/cluster-metrics')
 
 // `hooks`: test-only pauses between steps of the write path (see write-batch.js
 // and the storage engines), for deterministic race tests.
@@ -22,11 +25,17 @@ async function startServer (config, { logger = createLogger(config), monitorComm
   const storage = openStorage(config, logger, { monitorCommands, hooks })
   const credentials = createCredentialStore({ config, storage, logger })
   const credentialsLoaded = credentials.start()
-  const services = createServices({ config, storage, logger, hooks })
+  const readBodies = requestBodies({ limit: config.bodyLimit, maxInFlightBytes: config.maxInFlightBytes })
+  let batcher = null
+  const instruments = createInstruments({ statementsInFlight: () => batcher.statementsInFlight(), bytesInFlight: readBodies.heldBytes })
+  const services = createServices({ config, storage, logger, instruments, hooks })
+  batcher = services.batcher
+  const clusterMetrics = createClusterMetrics({ dataDir: config.dataDir, publishMs: config.metricsPublishMs, instruments, logger })
+  clusterMetrics.start()
   const moreCursor = createMoreCursor(async () => config.cursorKey ||
     storage.settings.getOrCreate('more-cursor-key', crypto.randomBytes(32).toString('base64')))
   const shedLoad = createLoadShedder({ maxWaitMs: config.maxWaitMs, batcher: services.batcher })
-  const app = createApp({ config, logger, lifecycle, storage, credentials, moreCursor, shedLoad, ...services })
+  const app = createApp({ config, logger, lifecycle, storage, credentials, moreCursor, shedLoad, readBodies, instruments, clusterMetrics, ...services })
   const server = http.createServer(app)
   server.keepAliveTimeout = config.keepAliveTimeoutMs
   server.headersTimeout = config.keepAliveTimeoutMs + 1000
@@ -54,6 +63,7 @@ async function startServer (config, { logger = createLogger(config), monitorComm
       server.closeIdleConnections()
       await closed
       await services.close()
+      await clusterMetrics.stop()
       credentials.stop()
       await storage.close()
     })()

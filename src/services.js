@@ -11,7 +11,8 @@ const { createStatementReader } = require('./resources/statements/read-statement
 const { areEquivalent } = require('./resources/statements/equivalence')
 const { createForwarder, parseUpstream } = require('./forwarding/forwarder')
 
-function createServices ({ config, storage, logger, hooks = {} }) {
+// `instruments`: the worker's metrics (src/metrics/instruments.js).
+function createServices ({ config, storage, logger, instruments, hooks = {} }) {
   const validator = createStatementValidator(config)
   // Forwarding is off unless upstreams are configured: then, and only then,
   // the write path also queues outbox entries (still no reads).
@@ -20,14 +21,14 @@ function createServices ({ config, storage, logger, hooks = {} }) {
     ? createForwarder({ urls: config.forwardUrls, timeoutMs: config.forwardTimeoutMs, outbox: storage.outbox, statements: storage.statements, logger })
     : null
   const batcher = createStatementBatcher({
-    write: createBatchWriter({
+    write: timed(instruments, createBatchWriter({
       statements: storage.statements,
       sameStatement: (storedBody, record) => areEquivalent(JSON.parse(storedBody), JSON.parse(record.body), { xapiVersion: record.xapiVersion }),
       forwardTo,
       marginMs: config.consistencyMarginMs,
       logger,
       hooks
-    }),
+    })),
     maxBatch: config.batchMaxStatements,
     maxInFlight: config.maxInFlightStatements,
     maxConcurrentWrites: config.batchConcurrentWrites,
@@ -41,12 +42,26 @@ function createServices ({ config, storage, logger, hooks = {} }) {
     attachments: storage.attachments,
     documents: storage.documents,
     statementWriter: createStatementWriter({ config, validator, batcher, attachments: storage.attachments }),
-    statementReader: createStatementReader({ statements: storage.statements, queryTimeoutMs: config.queryTimeoutMs, hooks }),
+    statementReader: createStatementReader({ statements: storage.statements, queryTimeoutMs: config.queryTimeoutMs, instruments, hooks }),
     forwarder,
     async close () {
       await batcher.drain()
       if (forwarder) await forwarder.stop()
     }
+  }
+}
+
+// The batch write with its size, duration and stored statements counted.
+function timed (instruments, write) {
+  return async function timedWrite (groups) {
+    const start = process.hrtime.bigint()
+    const failed = await write(groups)
+    let stored = 0
+    groups.forEach((g, i) => { if (!failed.has(i)) stored += g.length })
+    instruments.batchStatements.observe(groups.reduce((n, g) => n + g.length, 0))
+    instruments.batchSeconds.observe(Number(process.hrtime.bigint() - start) / 1e9)
+    instruments.statementsStored.inc(stored)
+    return failed
   }
 }
 

@@ -1,44 +1,24 @@
 'use strict'
 
 // The operators' API under /admin, for credentials with the `admin` scope
-// (which `all` does not include).
-//   GET  /admin/forwarding/dead-letters          statements an upstream refused for good
-//   POST /admin/forwarding/dead-letters/replay   puts them back in the outbox
+// (which `all` does not include). JSON in and out; described in
+// /openapi.json.
 
 const express = require('express')
-const { errors } = require('../errors')
 const { requireScope } = require('../auth/basic-auth')
+const { credentialsRoutes } = require('./credentials-routes')
+const { agentsRoutes } = require('./agents-routes')
+const { statementsRoutes } = require('./statements-routes')
+const { forwardingRoutes } = require('./forwarding-routes')
 
-const MAX_LIST = 1000
-
-function adminRoutes ({ credentials, storage }) {
+function adminRoutes (deps) {
   const router = express.Router({ caseSensitive: true })
-  router.use(requireScope(credentials, 'admin'))
-
-  router.get('/forwarding/dead-letters', async (req, res) => {
-    const { upstream, limit } = listParams(req.query)
-    const deadLetters = await storage.outbox.listDeadLetters({ upstream, limit })
-    res.json({ deadLetters })
-  })
-
-  router.post('/forwarding/dead-letters/replay', async (req, res) => {
-    const { upstream, limit } = listParams({ ...req.query, ...(req.body && typeof req.body === 'object' ? req.body : {}) })
-    res.json({ replayed: await storage.outbox.replayDeadLetters({ upstream, limit }) })
-  })
-
+  router.use(requireScope(deps.credentials, 'admin'))
+  router.use(credentialsRoutes(deps))
+  router.use(agentsRoutes(deps))
+  router.use(statementsRoutes(deps))
+  router.use(forwardingRoutes(deps))
   return router
-}
-
-function listParams ({ upstream, limit, ...rest }) {
-  const unknown = Object.keys(rest)
-  if (unknown.length) throw errors.InvalidParameter(`unknown parameter "${unknown[0]}"`)
-  if (upstream !== undefined && typeof upstream !== 'string') throw errors.InvalidParameter('upstream must be a string')
-  let n = MAX_LIST
-  if (limit !== undefined) {
-    n = Number(limit)
-    if (!Number.isInteger(n) || n < 1 || n > MAX_LIST) throw errors.InvalidParameter(`limit must be an integer from 1 to ${MAX_LIST}`)
-  }
-  return { upstream: upstream || null, limit: n }
 }
 
 module.exports = { adminRoutes }

@@ -2,11 +2,13 @@
 
 // Verifies HTTP Basic credentials without a database read per request and
 // without letting wrong secrets cost much:
-// - credentials are held in memory; the collection is re-read every
-//   LRS_CREDENTIAL_REFRESH_S, and when a request names an unknown key (the
-//   request waits for that read; such reads are shared and at most four a
-//   second), so steady ingest causes no reads and a new credential works on
-//   its first use;
+// - credentials are held in memory; the collection is re-read when its
+//   change counter moves (polled every LRS_CREDENTIAL_POLL_MS: one small
+//   read, so a revoked or changed credential stops working on every worker
+//   within a second), every LRS_CREDENTIAL_REFRESH_S in any case, and when a
+//   request names an unknown key (the request waits for that read; such
+//   reads are shared and at most four a second), so a new credential works
+//   on its first use;
 // - a verified Authorization header is remembered (by its SHA-256), so
 //   scrypt runs once per credential per worker, not once per request (and
 //   concurrent first requests with the same header share one run);
@@ -35,6 +37,8 @@ function createCredentialStore ({ config, storage, logger }) {
   const failures = new BoundedMap(MAX_REMEMBERED) // "key:<k>" | "addr:<a>" -> { count, until }
   const pending = new Map() // sha256(header) -> verification in progress
   let timer = null
+  let pollTimer = null
+  let mark = null
   let lastRefresh = 0
   let refreshing = null
   let verifying = Promise.resolve()
@@ -83,12 +87,32 @@ function createCredentialStore ({ config, storage, logger }) {
     await storage.ready
     try {
       if (config.adminUser) await repo.upsert(byKey.get(config.adminUser))
+      mark = await repo.changeMark()
       await refresh()
     } catch (err) {
       logger.warn({ err }, 'credential refresh failed')
     }
     timer = setInterval(refreshLogged, config.credentialRefreshS * 1000)
     timer.unref()
+    pollTimer = setInterval(pollLogged, config.credentialPollMs)
+    pollTimer.unref()
+  }
+
+  let polling = false
+  async function poll () {
+    if (polling) return
+    polling = true
+    try {
+      const now = await repo.changeMark()
+      if (mark !== null && now !== mark) await refresh()
+      mark = now
+    } finally {
+      polling = false
+    }
+  }
+
+  function pollLogged () {
+    poll().catch((err) => logger.warn({ err }, 'credential change check failed'))
   }
 
   // Seconds until the failure window of this key or address ends, or 0.
@@ -163,7 +187,12 @@ function createCredentialStore ({ config, storage, logger }) {
     return credential
   }
 
-  return { start, authenticate, stop: () => clearInterval(timer) }
+  function stop () {
+    clearInterval(timer)
+    clearInterval(pollTimer)
+  }
+
+  return { start, authenticate, stop }
 }
 
 module.exports = { createCredentialStore }

@@ -15,6 +15,13 @@ function hashSecret (secret) {
   return `scrypt$${salt.toString('base64')}$${hash.toString('base64')}`
 }
 
+// The same on the thread pool, for requests (the admin API).
+async function hashSecretAsync (secret) {
+  const salt = crypto.randomBytes(16)
+  const hash = await scrypt(secret, salt, KEYLEN)
+  return `scrypt$${salt.toString('base64')}$${hash.toString('base64')}`
+}
+
 async function verifySecret (secret, stored) {
   const [scheme, salt, hash] = String(stored).split('$')
   if (scheme !== 'scrypt' || !salt || !hash) return false
@@ -23,4 +30,4 @@ async function verifySecret (secret, stored) {
   return crypto.timingSafeEqual(actual, expected)
 }
 
-module.exports = { hashSecret, verifySecret }
+module.exports = { hashSecret, hashSecretAsync, verifySecret }

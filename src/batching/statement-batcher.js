@@ -117,6 +117,7 @@ function createStatementBatcher ({ write, maxBatch, maxInFlight, maxConcurrentWr
 
   return {
     submit,
+    statementsInFlight: () => inFlight,
     // How long a request accepted now would wait for its statements to be
     // stored (ms): the statements ahead of it (queued or being written) at
     // the recent drain rate (Little's law), and at least as long as the

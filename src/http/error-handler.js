@@ -21,6 +21,7 @@ function errorHandler () {
     if (!known) req.log.error({ err, method: req.method, path: req.path }, 'unhandled error')
     else if (known.status >= 500) req.log.warn({ err: known.cause || known, code: known.code, method: req.method, path: req.path }, known.message)
     const e = known || errors.Internal()
+    res.locals.errorCode = e.code
     if (res.headersSent) return res.destroy()
     if (e.headers) res.set(e.headers)
     if (e.status === 503 || e.status === 429) res.set('Retry-After', res.get('Retry-After') || '1')

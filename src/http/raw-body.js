@@ -12,7 +12,9 @@ const { errors } = require('../errors')
 // take the total past `maxInFlightBytes` gets 429 before its body is read.
 function rawBody ({ limit, maxInFlightBytes }) {
   let held = 0
-  return function readBody (req, res, next) {
+  readBody.heldBytes = () => held
+  return readBody
+  function readBody (req, res, next) {
     req.rawBody = EMPTY
     if (req.method === 'GET' || req.method === 'HEAD' || req.method === 'OPTIONS') return next()
     const declared = Number(req.headers['content-length'])
@@ -75,9 +77,11 @@ const DEFERRED_AUTH_IN_FLIGHT_BYTES = 4 * 1024 * 1024
 function requestBodies ({ limit, maxInFlightBytes }) {
   const authenticated = rawBody({ limit, maxInFlightBytes })
   const deferred = rawBody({ limit: Math.min(limit, DEFERRED_AUTH_BODY_LIMIT), maxInFlightBytes: DEFERRED_AUTH_IN_FLIGHT_BYTES })
-  return function readRequestBody (req, res, next) {
+  function readRequestBody (req, res, next) {
     return (req.authDeferred ? deferred : authenticated)(req, res, next)
   }
+  readRequestBody.heldBytes = () => authenticated.heldBytes() + deferred.heldBytes()
+  return readRequestBody
 }
 
 module.exports = { requestBodies }

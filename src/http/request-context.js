@@ -7,7 +7,8 @@
 let counter = 0
 const prefix = process.pid.toString(36)
 
-function requestContext (logger) {
+// `onFinish(req, res, seconds)`: after each response (metrics).
+function requestContext (logger, { onFinish = () => {} } = {}) {
   return function context (req, res, next) {
     const start = process.hrtime.bigint()
     req.id = `${prefix}-${(++counter).toString(36)}`
@@ -24,6 +25,7 @@ function requestContext (logger) {
         ms: Math.round(ms * 100) / 100,
         statements: res.locals.statementCount
       }, 'request')
+      onFinish(req, res, ms / 1000)
     })
     next()
   }

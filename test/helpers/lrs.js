@@ -12,22 +12,29 @@ const crypto = require('node:crypto')
 const { after } = require('node:test')
 const { loadConfig } = require('../../src/config')
 const { startServer } = require('../../src/server')
+const { createLogger } = require('../../src/logger')
 
 const ADMIN = { user: 'admin', password: 'test-secret' }
 const ENGINE = process.env.LRS_TEST_ENGINE || (process.env.MONGODB_URI ? 'mongodb' : 'sqlite')
 
+// A data folder always (SQLite's file; metrics and import checkpoints on
+// either engine), and a database of its own on MongoDB.
 function freshStore () {
-  if (ENGINE === 'mongodb') return { MONGODB_URI: process.env.MONGODB_URI, MONGODB_DB: 'test_' + crypto.randomBytes(6).toString('hex') }
   const root = process.env.LRS_TEST_DATA_ROOT || os.tmpdir()
-  return { LRS_DATA_DIR: fs.mkdtempSync(path.join(root, 'lrs-')) }
+  const dataDir = { LRS_DATA_DIR: fs.mkdtempSync(path.join(root, 'lrs-')) }
+  if (ENGINE === 'mongodb') return { MONGODB_URI: process.env.MONGODB_URI, MONGODB_DB: 'test_' + crypto.randomBytes(6).toString('hex'), ...dataDir }
+  return dataDir
 }
 
-async function dropStore (lrs, storeEnv) {
+// The database goes while the LRS still has its connection; the folder
+// once it is closed.
+async function dropDatabase (lrs) {
   if (ENGINE === 'mongodb') await lrs.storage.internals.db.dropDatabase().catch(() => {})
-  else fs.rmSync(storeEnv.LRS_DATA_DIR, { recursive: true, force: true })
 }
 
-async function startLrs (env = {}, { monitorCommands = false, hooks = {} } = {}) {
+// `logLines`: an array that receives every log line, parsed (for tests of
+// what is logged).
+async function startLrs (env = {}, { monitorCommands = false, hooks = {}, logLines = null } = {}) {
   const shared = env.LRS_DATA_DIR || env.MONGODB_DB
   const storeEnv = shared ? { ...(ENGINE === 'mongodb' ? { MONGODB_URI: process.env.MONGODB_URI } : {}), ...pick(env, ['LRS_DATA_DIR', 'MONGODB_DB']) } : freshStore()
   const config = loadConfig({
@@ -42,7 +49,8 @@ async function startLrs (env = {}, { monitorCommands = false, hooks = {} } = {})
     ...storeEnv,
     ...env
   })
-  const lrs = await startServer(config, { monitorCommands, hooks })
+  const logger = logLines ? createLogger(config, { write: (line) => { logLines.push(JSON.parse(line)) } }) : undefined
+  const lrs = await startServer(config, { monitorCommands, hooks, logger })
   await lrs.storage.ready
   await lrs.credentialsLoaded
   let closed = false
@@ -52,11 +60,11 @@ async function startLrs (env = {}, { monitorCommands = false, hooks = {} } = {})
     await lrs.close(opts)
   }
   after(async () => {
-    if (!shared && ENGINE === 'mongodb') await dropStore(lrs, storeEnv)
+    if (!shared) await dropDatabase(lrs)
     await close({ graceMs: 0 })
-    if (!shared && ENGINE === 'sqlite') await dropStore(lrs, storeEnv)
+    if (!shared) fs.rmSync(storeEnv.LRS_DATA_DIR, { recursive: true, force: true })
   })
-  return { ...lrs, close, config, storeEnv, engine: ENGINE, client: xapiClient(lrs.url) }
+  return { ...lrs, close, config, storeEnv, engine: ENGINE, client: xapiClient(lrs.url), http: httpClient(lrs.url) }
 }
 
 function pick (obj, keys) {
@@ -67,8 +75,15 @@ function basic (user, password) {
   return 'Basic ' + Buffer.from(`${user}:${password}`).toString('base64')
 }
 
+// fetch wrapper for the non-xAPI routes (/admin, /metrics, ...):
+// http(path, { method, body, headers, auth }) -> { status, headers, text, json }
+function httpClient (baseUrl) {
+  const xapi = xapiClient(baseUrl, '')
+  return (path, options = {}) => xapi(path, { version: null, ...options })
+}
+
 // fetch wrapper: xapi(path, { method, body, headers, version, auth }) -> { status, headers, text, json }
-function xapiClient (baseUrl) {
+function xapiClient (baseUrl, prefix = '/xapi') {
   return async function xapi (path, { method = 'GET', body, headers = {}, version = '1.0.3', auth = [ADMIN.user, ADMIN.password], raw = false } = {}) {
     const h = { ...headers }
     if (version) h['X-Experience-API-Version'] = version
@@ -78,7 +93,7 @@ function xapiClient (baseUrl) {
       payload = JSON.stringify(body)
       if (!h['Content-Type']) h['Content-Type'] = 'application/json'
     }
-    const res = await fetch(baseUrl + '/xapi' + path, { method, headers: h, body: payload })
+    const res = await fetch(baseUrl + prefix + path, { method, headers: h, body: payload })
     const buf = Buffer.from(await res.arrayBuffer())
     const text = buf.toString('utf8')
     let json
@@ -87,4 +102,4 @@ function xapiClient (baseUrl) {
   }
 }
 
-module.exports = { startLrs, ADMIN, basic, ENGINE }
+module.exports = { startLrs, freshStore, ADMIN, basic, ENGINE }

@@ -3,10 +3,11 @@
 const { test } = require('node:test')
 const assert = require('node:assert/strict')
 const http = require('node:http')
+const fs = require('node:fs')
 const path = require('node:path')
 const crypto = require('node:crypto')
 const { spawn } = require('node:child_process')
-const { startLrs, ADMIN, basic } = require('../helpers/lrs')
+const { startLrs, freshStore, ADMIN, basic } = require('../helpers/lrs')
 const { statement } = require('../helpers/statements')
 const { freePort } = require('../support/free-port')
 const { parseUpstream } = require('../../src/forwarding/forwarder')
@@ -115,13 +116,14 @@ test('an upstream 409 is resolved per statement: the rest of the batch is delive
 test('kill -9 of a worker while it forwards loses no forward: every acknowledged statement reaches the upstream', async (t) => {
   const up = await upstream(() => 503)
   t.after(() => up.server.close())
-  const db = `test_${crypto.randomBytes(6).toString('hex')}`
+  const store = freshStore()
+  t.after(() => fs.rmSync(store.LRS_DATA_DIR, { recursive: true, force: true }))
   const port = await freePort()
   const env = {
     ...process.env,
     PORT: String(port),
     HOST: '127.0.0.1',
-    MONGODB_DB: db,
+    ...store,
     LRS_ADMIN_USER: ADMIN.user,
     LRS_ADMIN_PASSWORD: ADMIN.password,
     LRS_FORWARD_URLS: up.url,
@@ -153,7 +155,7 @@ test('kill -9 of a worker while it forwards loses no forward: every acknowledged
   worker.kill('SIGKILL')
   posting = false
   await Promise.all(clients)
-  const lrs = await startLrs({ MONGODB_DB: db, LRS_FORWARD_URLS: up.url, LRS_FORWARD_TIMEOUT_MS: '1000' })
+  const lrs = await startLrs({ ...store, LRS_FORWARD_URLS: up.url, LRS_FORWARD_TIMEOUT_MS: '1000' })
   assert.ok(await until(() => acknowledged.every((id) => up.received.some((s) => s.id === id)), 40000),
     `${acknowledged.filter((id) => !up.received.some((s) => s.id === id)).length} of ${acknowledged.length} acknowledged statements never forwarded`)
   assert.ok(lrs)

@@ -36,7 +36,7 @@ function documentParameters (spec, validator) {
     out.scope = scope
     out.key = out.docId === undefined
       ? null
-      : { id: sha1(JSON.stringify([scope, out.registration || null, out.docId])), resource: spec.resource, scope, registration: out.registration, docId: out.docId }
+      : { id: sha1(JSON.stringify([scope, out.registration || null, out.docId])), resource: spec.resource, scope, registration: out.registration, docId: out.docId, agent: out.agent || null }
     return out
   }
 }

@@ -7,6 +7,7 @@ const { errors } = require('../../errors')
 const { statementQuery } = require('../../storage/statement-query')
 const { formatStatement } = require('./statement-formats')
 const { withStored } = require('./statement-record')
+const { queryShape } = require('../../metrics/instruments')
 
 const MAX_REFERENCED = 1000
 const MAX_REFERENCE_DEPTH = 5
@@ -17,7 +18,7 @@ function hasFilter (q) {
 
 // `queryTimeoutMs` bounds a whole page (every storage call it takes), on
 // top of each engine's own per-query limit: past it, QueryTimeout (504).
-function createStatementReader ({ statements, queryTimeoutMs, hooks = {} }) {
+function createStatementReader ({ statements, queryTimeoutMs, instruments, hooks = {} }) {
   function checkDeadline (deadline) {
     if (Date.now() > deadline) throw errors.QueryTimeout()
   }
@@ -51,7 +52,9 @@ function createStatementReader ({ statements, queryTimeoutMs, hooks = {} }) {
     const orIds = await referencingIds(filters, deadline)
     if (hooks.beforeQuery) await hooks.beforeQuery()
     checkDeadline(deadline)
+    const start = process.hrtime.bigint()
     const rows = await statements.query(statementQuery({ ...filters, orIds, limit: params.limit + 1 }), { deadline })
+    instruments.querySeconds.observe({ shape: queryShape(params) }, Number(process.hrtime.bigint() - start) / 1e9)
     const hasMore = rows.length > params.limit
     if (hasMore) rows.length = params.limit
     const last = rows[rows.length - 1]

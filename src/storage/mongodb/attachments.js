@@ -36,6 +36,14 @@ function attachmentsRepository (db, { queryTimeoutMs }) {
         await insertManyReportingDuplicates(col, [{ _id: a.sha2, contentType: a.contentType, length: a.body.length, chunks: docs.length }])
       }
     },
+    // Removes one attachment's content; 1 if it was there.
+    async remove (sha2) {
+      const meta = await col.findOne({ _id: sha2 }, read)
+      if (!meta) return 0
+      await col.deleteOne({ _id: sha2 })
+      for (let n = 0; n < meta.chunks; n++) await chunks.deleteOne({ _id: `${sha2}:${n}` })
+      return 1
+    },
     async findMany (sha2s) {
       const found = new Map()
       for (const sha2 of sha2s) {

@@ -1,19 +1,48 @@
 'use strict'
 
-// Credentials: { _id: key, secretHash, scopes, createdAt }.
+// Credentials: { _id: key, secretHash, scopes, createdAt }, and a change
+// counter in settings that every worker polls (credential-store.js).
+
+const { insertManyReportingDuplicates } = require('./insert-many')
+
+const MARK = 'credentials_changed'
+
 function credentialsRepository (db, { queryTimeoutMs }) {
   const col = db.collection('credentials')
+  const settings = db.collection('settings')
+  const changed = () => settings.updateOne({ _id: MARK }, { $inc: { value: 1 } }, { upsert: true })
   return {
     async upsert ({ key, secretHash, scopes }) {
-      await col.updateOne(
+      const { upsertedCount, modifiedCount } = await col.updateOne(
         { _id: key },
         { $set: { secretHash, scopes }, $setOnInsert: { createdAt: new Date() } },
         { upsert: true }
       )
+      if (upsertedCount || modifiedCount) await changed()
+    },
+    async create ({ key, secretHash, scopes }) {
+      const taken = await insertManyReportingDuplicates(col, [{ _id: key, secretHash, scopes, createdAt: new Date() }])
+      if (taken.length) return false
+      await changed()
+      return true
+    },
+    async setScopes (key, scopes) {
+      const { matchedCount } = await col.updateOne({ _id: key }, { $set: { scopes } })
+      if (matchedCount) await changed()
+      return matchedCount === 1
+    },
+    async remove (key) {
+      const { deletedCount } = await col.deleteOne({ _id: key })
+      if (deletedCount) await changed()
+      return deletedCount === 1
     },
     async all () {
-      const rows = await col.find({}, { maxTimeMS: queryTimeoutMs }).toArray()
-      return rows.map((r) => ({ key: r._id, secretHash: r.secretHash, scopes: r.scopes || [] }))
+      const rows = await col.find({}, { maxTimeMS: queryTimeoutMs }).sort({ _id: 1 }).toArray()
+      return rows.map((r) => ({ key: r._id, secretHash: r.secretHash, scopes: r.scopes || [], createdAt: r.createdAt || null }))
+    },
+    async changeMark () {
+      const row = await settings.findOne({ _id: MARK }, { maxTimeMS: queryTimeoutMs })
+      return String(row ? row.value : 0)
     }
   }
 }

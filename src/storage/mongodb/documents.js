@@ -1,8 +1,8 @@
 'use strict'
 
 // The documents collection, shared by State, Activity Profile and Agent
-// Profile: { _id, resource, scope, registration, docId, contentType,
-// content (Binary), etag, updated }. `_id` is a hash of the resource and
+// Profile: { _id, resource, scope, registration, docId, agent (State and
+// Agent Profile), contentType, content (Binary), etag, updated }. `_id` is a hash of the resource and
 // all its key parameters, so each document has one unique key and every
 // conditional write is a single-document operation on _id: concurrent
 // writers cannot lose an update (no read-then-write without a check).
@@ -29,6 +29,7 @@ function documentsRepository (db, { queryTimeoutMs, isFerret, locks }) {
     scope: key.scope,
     registration: key.registration || null,
     docId: key.docId,
+    agent: key.agent || null,
     contentType: value.contentType,
     content: new Binary(value.content),
     etag: value.etag,
@@ -56,6 +57,11 @@ function documentsRepository (db, { queryTimeoutMs, isFerret, locks }) {
     },
     async delete (key, { etag = null } = {}) {
       return ids.writeIf(key.id, etag === null ? {} : { etag }, { delete: true })
+    },
+    // Every State and Agent Profile document of an agent (erasure).
+    async eraseAgent (agent) {
+      const [state, agentProfile] = await Promise.all(['state', 'agentProfile'].map(async (resource) => (await col.deleteMany({ agent, resource })).deletedCount))
+      return { state, agentProfile }
     },
     async list ({ resource, scope, registration, since }) {
       const filter = { resource, scope }

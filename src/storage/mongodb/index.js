@@ -21,10 +21,11 @@ function openMongoStorage (config, logger, { monitorCommands = false, hooks = {}
   const isFerret = () => connection.engine === 'ferretdb'
   const options = { queryTimeoutMs: config.queryTimeoutMs, isFerret, locks, hooks }
   const outbox = outboxRepository(db, options)
+  const attachments = attachmentsRepository(db, options)
   const repositories = {
-    statements: statementsRepository(db, { ...options, outbox }),
+    statements: statementsRepository(db, { ...options, outbox, attachments }),
     documents: documentsRepository(db, options),
-    attachments: attachmentsRepository(db, options),
+    attachments,
     credentials: credentialsRepository(db, options),
     outbox,
     settings: settingsRepository(db, options)

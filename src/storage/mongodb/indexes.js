@@ -21,14 +21,24 @@ const STATEMENT_INDEXES = [
   { key: { relAgents: 1, voided: 1, stored: -1, _id: -1 }, name: 'related_agent_stored' },
   { key: { relActivities: 1, voided: 1, stored: -1, _id: -1 }, name: 'related_activity_stored' },
   { key: { authorityKey: 1, voided: 1, stored: -1, _id: -1 }, name: 'authority_stored' },
-  { key: { ref: 1 }, name: 'ref', sparse: true }
+  { key: { ref: 1 }, name: 'ref', sparse: true },
+  // whether a statement still uses an attachment (agent erasure)
+  { key: { attachments: 1 }, name: 'attachments', sparse: true }
 ]
 
 const INDEXES = {
   statements: STATEMENT_INDEXES,
   // _id is the unique document key; this serves the ids-list GETs and State multi-delete.
-  documents: [{ key: { resource: 1, scope: 1, updated: -1 }, name: 'scope_updated' }],
-  forward_outbox: [{ key: { upstream: 1, leaseUntil: 1 }, name: 'upstream_lease' }]
+  documents: [
+    { key: { resource: 1, scope: 1, updated: -1 }, name: 'scope_updated' },
+    // State and Agent Profile documents of an agent (agent erasure)
+    { key: { agent: 1 }, name: 'agent', partialFilterExpression: { agent: { $type: 'string' } } }
+  ],
+  forward_outbox: [
+    { key: { upstream: 1, leaseUntil: 1 }, name: 'upstream_lease' },
+    { key: { statementId: 1 }, name: 'statement' } // agent erasure
+  ],
+  forward_dead_letters: [{ key: { statementId: 1 }, name: 'statement' }]
 }
 
 const COLLECTIONS = ['statements', 'documents', 'credentials', 'attachments', 'attachment_chunks', 'forward_outbox', 'forward_dead_letters', 'settings', 'locks']

@@ -72,8 +72,24 @@ function outboxRepository (db, { queryTimeoutMs, isFerret, locks }) {
       await deadById.deleteMany(rows.map((r) => r._id))
       return rows.length
     },
+    // Entries, queued or dead, of these statements (agent erasure); how many.
+    async removeStatements (statementIds) {
+      if (!statementIds.length) return 0
+      const filter = { statementId: { $in: statementIds } }
+      const [queued, deadOnes] = await Promise.all([col.deleteMany(filter), dead.deleteMany(filter)])
+      return queued.deletedCount + deadOnes.deletedCount
+    },
     async depth (upstream) {
       return col.countDocuments({ upstream }, read)
+    },
+    // For /metrics: entries waiting, the oldest one's age, dead letters.
+    async stats (upstream) {
+      const [queued, oldest, deadLetters] = await Promise.all([
+        col.countDocuments({ upstream }, read),
+        col.find({ upstream }, { projection: { enqueuedAt: 1 }, sort: { enqueuedAt: 1 }, limit: 1, ...read }).toArray(),
+        dead.countDocuments({ upstream }, read)
+      ])
+      return { queued, oldestEnqueuedAt: oldest.length ? oldest[0].enqueuedAt : null, deadLetters }
     }
   }
 }

@@ -48,7 +48,7 @@ function toRow (doc) {
   return { id: doc._id, body: doc.body, stored: doc.stored, timestampFromStored: doc.ts === true, position: doc._id }
 }
 
-function statementsRepository (db, { queryTimeoutMs, isFerret, locks, hooks, outbox }) {
+function statementsRepository (db, { queryTimeoutMs, isFerret, locks, hooks, outbox, attachments }) {
   const col = db.collection('statements')
   const read = { maxTimeMS: queryTimeoutMs }
   const ids = byId(col, { isFerret, locks, maxTimeMS: queryTimeoutMs })
@@ -239,6 +239,45 @@ function statementsRepository (db, { queryTimeoutMs, isFerret, locks, hooks, out
     async query (q) {
       const dir = q.ascending ? 1 : -1
       const docs = await col.find(statementFilter(q), { projection: ROW_PROJECTION, sort: { stored: dir, _id: dir }, limit: q.limit, ...read }).toArray()
+      return docs.map(toRow)
+    },
+
+    // Statements in which an agent appears (relAgents: authority included),
+    // voided or not, in _id order after `after` (agent erasure; served by
+    // the related_agent_stored index's prefix).
+    async findByAgent (agent, { after = null, limit }) {
+      const filter = { relAgents: agent, body: { $exists: true } }
+      if (after !== null) filter._id = { $gt: after }
+      const docs = await col.find(filter, { projection: ROW_PROJECTION, sort: { _id: 1 }, limit, ...read }).toArray()
+      return docs.map(toRow)
+    },
+
+    // The statements, their forwarding entries (queued and dead) and the
+    // attachments no remaining statement uses (agent erasure).
+    async erase (statementIds) {
+      const removed = { statements: 0, attachments: 0, forwardingEntries: 0 }
+      if (!statementIds.length) return removed
+      const docs = await ids.findMany(statementIds, { attachments: 1, body: 1 })
+      const found = docs.filter((d) => d.body !== undefined).map((d) => d._id)
+      const hashes = new Set(docs.flatMap((d) => d.attachments || []))
+      await ids.deleteMany(found)
+      removed.statements = found.length
+      removed.forwardingEntries = await outbox.removeStatements(found)
+      for (const h of hashes) {
+        if (!await col.findOne({ attachments: h }, { projection: { _id: 1 }, ...read })) removed.attachments += await attachments.remove(h)
+      }
+      return removed
+    },
+
+    // Every statement (voided ones too) stored after `since` and at or
+    // before `until`, from the keyset position `after`, in _id order: an
+    // export reads every statement anyway, so it walks the _id index
+    // rather than adding an index on `stored` alone to every insert.
+    async scan ({ since = null, until = null, after = null, limit }) {
+      const filter = { body: { $exists: true } }
+      if (since || until) filter.stored = { ...(since && { $gt: since }), ...(until && { $lte: until }) }
+      if (after !== null) filter._id = { $gt: after }
+      const docs = await col.find(filter, { projection: ROW_PROJECTION, sort: { _id: 1 }, limit, ...read }).toArray()
       return docs.map(toRow)
     }
   }

@@ -3,11 +3,19 @@
 // Credentials on SQLite.
 
 function credentialsRepository (db, { writer }) {
-  const all = db.prepare('SELECT key, secret_hash, scopes FROM credentials')
+  const all = db.prepare('SELECT key, secret_hash, scopes, created_at FROM credentials ORDER BY key')
+  const changes = db.prepare("SELECT value FROM settings WHERE name = 'credentials_changed'").pluck()
   return {
     upsert: (credential) => writer.call('credentialUpsert', credential),
+    create: (credential) => writer.call('credentialCreate', credential),
+    setScopes: (key, scopes) => writer.call('credentialSetScopes', key, scopes),
+    remove: (key) => writer.call('credentialRemove', key),
     async all () {
-      return all.all().map((r) => ({ key: r.key, secretHash: r.secret_hash, scopes: JSON.parse(r.scopes) }))
+      return all.all().map((r) => ({ key: r.key, secretHash: r.secret_hash, scopes: JSON.parse(r.scopes), createdAt: new Date(r.created_at) }))
+    },
+    // A value that changes whenever a credential does.
+    async changeMark () {
+      return String(changes.get() ?? 0)
     }
   }
 }

@@ -11,6 +11,7 @@ function documentsRepository (db, { writer }) {
     scope: key.scope,
     registration: key.registration || null,
     docId: key.docId,
+    agent: key.agent || null,
     contentType: value.contentType,
     etag: value.etag,
     updated: value.updated.getTime(),
@@ -32,7 +33,9 @@ function documentsRepository (db, { writer }) {
       return db.prepare(`SELECT doc_id, updated FROM documents WHERE ${sql.join(' AND ')}`).all(params)
         .map((r) => ({ docId: r.doc_id, updated: new Date(r.updated) }))
     },
-    deleteMany: ({ resource, scope, registration }) => writer.call('documentDeleteMany', { resource, scope, registration })
+    deleteMany: ({ resource, scope, registration }) => writer.call('documentDeleteMany', { resource, scope, registration }),
+    // Every State and Agent Profile document of an agent (erasure).
+    eraseAgent: (agent) => writer.call('documentsEraseAgent', agent)
   }
 }
 

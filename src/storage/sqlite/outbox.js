@@ -42,6 +42,12 @@ function outboxRepository (db, { writer }) {
     replayDeadLetters: ({ upstream, limit }) => writer.call('outboxReplay', { upstream, limit }),
     async depth (upstream) {
       return db.prepare('SELECT count(*) FROM forward_outbox WHERE upstream = ?').pluck().get(upstream)
+    },
+    // For /metrics: entries waiting, the oldest one's age, dead letters.
+    async stats (upstream) {
+      const queued = db.prepare('SELECT count(*) AS n, min(enqueued_at) AS oldest FROM forward_outbox WHERE upstream = ?').get(upstream)
+      const dead = db.prepare('SELECT count(*) FROM forward_dead_letters WHERE upstream = ?').pluck().get(upstream)
+      return { queued: queued.n, oldestEnqueuedAt: queued.oldest === null ? null : new Date(queued.oldest), deadLetters: dead }
     }
   }
 }

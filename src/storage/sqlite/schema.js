@@ -14,7 +14,9 @@
 // dictionary. A statement gets one row per distinct term, few and small:
 // index upkeep is what an insert costs.
 
-const VERSION = 1
+const { hashedAgent } = require('./terms')
+
+const VERSION = 2
 
 const DDL = `
 CREATE TABLE IF NOT EXISTS statements (
@@ -34,6 +36,8 @@ CREATE TABLE IF NOT EXISTS statements (
 );
 CREATE INDEX IF NOT EXISTS statements_ref ON statements (ref) WHERE ref IS NOT NULL;
 CREATE INDEX IF NOT EXISTS statements_referenced ON statements (seq) WHERE referenced = 1;
+-- Whether another statement still uses an attachment (agent erasure).
+CREATE INDEX IF NOT EXISTS statements_with_attachments ON statements (seq) WHERE attachments IS NOT NULL;
 
 CREATE TABLE IF NOT EXISTS terms (
   id INTEGER PRIMARY KEY,
@@ -72,7 +76,8 @@ CREATE TABLE IF NOT EXISTS documents (
   content_type TEXT NOT NULL,
   etag TEXT NOT NULL,
   updated INTEGER NOT NULL,
-  content BLOB NOT NULL
+  content BLOB NOT NULL,
+  agent TEXT
 );
 CREATE INDEX IF NOT EXISTS documents_scope ON documents (resource, scope, updated);
 
@@ -115,11 +120,28 @@ CREATE TABLE IF NOT EXISTS settings (
 );
 `
 
+// Version 2: documents know their agent (State, Agent Profile), for agent
+// erasure. Documents stored before have none and are not found by it.
+const AFTER_COLUMNS = `
+CREATE INDEX IF NOT EXISTS documents_agent ON documents (agent) WHERE agent IS NOT NULL;
+`
+
+// Version 2 keeps agents in the terms dictionary as hashes (terms.js).
+function hashAgentTerms (db) {
+  const rows = db.prepare("SELECT id, term FROM terms WHERE substr(term, 1, 2) IN ('a:', 'r:', 'u:')").all()
+  const update = db.prepare('UPDATE terms SET term = ? WHERE id = ?')
+  for (const r of rows) update.run(r.term.slice(0, 2) + hashedAgent(r.term.slice(2)), r.id)
+}
+
 // Creates what is missing; refuses a file made by a newer version.
 function ensureSchema (db) {
   const version = db.pragma('user_version', { simple: true })
   if (version > VERSION) throw new Error(`the database file has schema version ${version}; this LRS knows ${VERSION}`)
   db.exec(DDL)
+  const columns = db.prepare('SELECT name FROM pragma_table_info(?)').pluck()
+  if (!columns.all('documents').includes('agent')) db.exec('ALTER TABLE documents ADD COLUMN agent TEXT')
+  db.exec(AFTER_COLUMNS)
+  if (version === 1) hashAgentTerms(db)
   if (version < VERSION) db.pragma(`user_version = ${VERSION}`)
 }
 

@@ -7,7 +7,7 @@
 // is one ordered arm, arms are merged (UNION, no sort), and the other
 // filters are checked on the rows met. Every value is a bound parameter.
 
-const { agentTerms, activityTerms } = require('./terms')
+const { agentTerms, agentTerm, activityTerms } = require('./terms')
 const { lastSeqOf } = require('./seq')
 
 function placeholders (n) {
@@ -25,7 +25,7 @@ function statementSeqQuery (q, { termId, orSeqs = [], within = {} }) {
   if (q.agent) filters.push({ name: 'agent', terms: agentTerms(q.agent, q.relatedAgents) })
   if (q.activity) filters.push({ name: 'activity', terms: activityTerms(q.activity, q.relatedActivities) })
   if (q.verb) filters.push({ name: 'verb', terms: ['v:' + q.verb] })
-  if (q.authorityKey) filters.push({ name: 'authority', terms: ['u:' + q.authorityKey] })
+  if (q.authorityKey) filters.push({ name: 'authority', terms: [agentTerm('u', q.authorityKey)] })
   const resolved = filters.map((f) => ({ ...f, ids: ids(f.terms) }))
 
   // Bounds on seq: since (exclusive) and until (inclusive) on stored, and the keyset position.

@@ -10,8 +10,8 @@
 
 const { errors } = require('../../errors')
 const { idToBlob, blobToId } = require('./ids')
-const { storedOf } = require('./seq')
-const { termReader } = require('./terms')
+const { storedOf, lastSeqOf } = require('./seq')
+const { termReader, agentTerm, agentTerms } = require('./terms')
 const { statementSeqQuery, referencedQuery, placeholders } = require('./statement-sql')
 
 const MAX_SAME_ROUNDS = 10
@@ -87,7 +87,7 @@ function statementsRepository (db, { writer }) {
     async findOne (id, { voided, authorityKey }) {
       const r = byId.get(idToBlob(id), voided ? 1 : 0)
       if (!r) return null
-      if (authorityKey && authorityOf.get(r.id) !== termId('u:' + authorityKey)) return null
+      if (authorityKey && authorityOf.get(r.id) !== termId(agentTerm('u', authorityKey))) return null
       return toRow(r)
     },
 
@@ -129,6 +129,37 @@ function statementsRepository (db, { writer }) {
         await new Promise((resolve) => setImmediate(resolve))
       }
       return rowsBySeq(seqs)
+    },
+
+    // Statements in which an agent appears (as a related agent, authority
+    // included, voided or not), in seq order after `after` (agent erasure).
+    // Walks the agent's terms one after the other (each in index order), so
+    // a position is "<term number>:<seq>"; a statement under two terms
+    // comes twice.
+    async findByAgent (agent, { after = null, limit }) {
+      const terms = agentTerms(agent, true).map(termId)
+      let [k, seq] = after === null ? [0, -1] : after.split(':').map(Number)
+      const postings = db.prepare('SELECT seq FROM statement_terms WHERE term = ? AND seq > ? ORDER BY seq LIMIT ?').pluck()
+      for (; k < terms.length; k++, seq = -1) {
+        if (terms[k] === undefined) continue
+        const seqs = postings.all(terms[k], seq, limit)
+        if (seqs.length) {
+          const at = k
+          return rowsBySeq(seqs).map((r) => ({ ...r, position: `${at}:${r.position}` }))
+        }
+      }
+      return []
+    },
+
+    erase: (ids) => writer.call('statementsErase', ids),
+
+    // Every statement (voided ones too) stored after `since` and at or
+    // before `until`, in stored order, from the keyset position `after`
+    // (export).
+    async scan ({ since = null, until = null, after = null, limit }) {
+      const low = Math.max(after === null ? -1 : Number(after), since === null ? -1 : lastSeqOf(since.getTime()))
+      const high = until === null ? Number.MAX_SAFE_INTEGER : lastSeqOf(until.getTime())
+      return db.prepare('SELECT seq, id, ts, body FROM statements WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?').all(low, high, limit).map(toRow)
     },
 
     // The plan SQLite chooses for a query (tests check every shape is

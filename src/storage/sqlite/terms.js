@@ -7,23 +7,36 @@
 //   o:<activity>  the object Activity (`activity`)
 //   c:<activity>  another related Activity (`related_activities`)
 //   v:<verb>      g:<registration>
-// and the integer ids the `terms` table gives them.
+// and the integer ids the `terms` table gives them. An <agent> is a hash
+// of the agent's identifier: the dictionary outlives the statements (its
+// ids are cached by every worker), so it must not keep a learner's email
+// address after that learner's statements are erased.
 
+const crypto = require('node:crypto')
 const { BoundedMap } = require('../../lib/bounded-map')
 
 const CACHED_TERMS = 200000
+
+function hashedAgent (key) {
+  return crypto.createHash('sha256').update(key).digest('base64url').slice(0, 24)
+}
+
+// kind: 'a' | 'r' | 'u'
+function agentTerm (kind, key) {
+  return kind + ':' + hashedAgent(key)
+}
 
 function termsOf (record) {
   const agents = new Set(record.agents)
   const activities = new Set(record.activities)
   const out = {
     verb: 'v:' + record.verb,
-    authority: 'u:' + record.authorityKey,
+    authority: agentTerm('u', record.authorityKey),
     registration: record.registration ? 'g:' + record.registration : null,
     all: []
   }
-  for (const a of agents) out.all.push('a:' + a)
-  for (const a of record.relAgents) if (!agents.has(a) && a !== record.authorityKey) out.all.push('r:' + a)
+  for (const a of agents) out.all.push(agentTerm('a', a))
+  for (const a of record.relAgents) if (!agents.has(a) && a !== record.authorityKey) out.all.push(agentTerm('r', a))
   for (const a of activities) out.all.push('o:' + a)
   for (const a of record.relActivities) if (!activities.has(a)) out.all.push('c:' + a)
   out.all.push(out.verb, out.authority)
@@ -34,7 +47,7 @@ function termsOf (record) {
 // The terms a query filter stands for: one for a plain filter, several
 // (any of them matches) for the related_* forms.
 function agentTerms (agent, related) {
-  return related ? ['a:' + agent, 'r:' + agent, 'u:' + agent] : ['a:' + agent]
+  return related ? ['a', 'r', 'u'].map((kind) => agentTerm(kind, agent)) : [agentTerm('a', agent)]
 }
 
 function activityTerms (activity, related) {
@@ -81,4 +94,4 @@ function termReader (db) {
   }
 }
 
-module.exports = { termsOf, agentTerms, activityTerms, termWriter, termReader }
+module.exports = { termsOf, agentTerm, hashedAgent, agentTerms, activityTerms, termWriter, termReader }

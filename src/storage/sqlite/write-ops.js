@@ -78,6 +78,13 @@ function writeOps (db) {
     return true
   }
 
+  // Every worker polls this counter to apply credential changes within a
+  // second (credential-store.js).
+  function credentialsChanged () {
+    db.prepare(`INSERT INTO settings (name, value) VALUES ('credentials_changed', '1')
+      ON CONFLICT (name) DO UPDATE SET value = CAST(value AS INTEGER) + 1`).run()
+  }
+
   const ops = {
     // One savepoint per group (request): a group whose ids are taken is
     // undone and reported with them; its statements known to be stored
@@ -143,15 +150,15 @@ function writeOps (db) {
     },
 
     documentInsert (doc) {
-      return db.prepare(`INSERT INTO documents (key, resource, scope, registration, doc_id, content_type, etag, updated, content)
-        VALUES (@key, @resource, @scope, @registration, @docId, @contentType, @etag, @updated, @content) ON CONFLICT (key) DO NOTHING`).run(doc).changes > 0
+      return db.prepare(`INSERT INTO documents (key, resource, scope, registration, doc_id, content_type, etag, updated, content, agent)
+        VALUES (@key, @resource, @scope, @registration, @docId, @contentType, @etag, @updated, @content, @agent) ON CONFLICT (key) DO NOTHING`).run(doc).changes > 0
     },
 
     // Replaces when the stored etag is `etag` (any when null); `upsert` creates it when absent.
     documentReplace (doc, { etag, upsert }) {
       if (upsert) {
-        return db.prepare(`INSERT INTO documents (key, resource, scope, registration, doc_id, content_type, etag, updated, content)
-          VALUES (@key, @resource, @scope, @registration, @docId, @contentType, @etag, @updated, @content)
+        return db.prepare(`INSERT INTO documents (key, resource, scope, registration, doc_id, content_type, etag, updated, content, agent)
+          VALUES (@key, @resource, @scope, @registration, @docId, @contentType, @etag, @updated, @content, @agent)
           ON CONFLICT (key) DO UPDATE SET content_type = excluded.content_type, etag = excluded.etag, updated = excluded.updated, content = excluded.content`).run(doc).changes > 0
       }
       const sql = `UPDATE documents SET content_type = @contentType, etag = @etag, updated = @updated, content = @content WHERE key = @key${etag === null ? '' : ' AND etag = @expected'}`
@@ -174,9 +181,65 @@ function writeOps (db) {
       for (const a of attachments) insert.run(a.sha2, a.contentType, a.body.length, a.body)
     },
 
+    // Agent erasure: the statements, their terms, their forwarding entries
+    // (queued and dead) and the attachments no remaining statement uses.
+    statementsErase (ids) {
+      const find = db.prepare('SELECT seq, term_ids, attachments FROM statements WHERE id = ?')
+      const removeTerm = db.prepare('DELETE FROM statement_terms WHERE term = ? AND seq = ?')
+      const remove = db.prepare('DELETE FROM statements WHERE seq = ?')
+      const upstreams = db.prepare('SELECT DISTINCT upstream FROM forward_outbox UNION SELECT DISTINCT upstream FROM forward_dead_letters').pluck().all()
+      const removeQueued = db.prepare('DELETE FROM forward_outbox WHERE upstream = ? AND statement_id = ?')
+      const removeDead = db.prepare('DELETE FROM forward_dead_letters WHERE upstream = ? AND statement_id = ?')
+      const stillUsed = db.prepare('SELECT 1 FROM statements WHERE attachments IS NOT NULL AND instr(attachments, ?) > 0 LIMIT 1').pluck()
+      const removeAttachment = db.prepare('DELETE FROM attachments WHERE sha2 = ?')
+      const removed = { statements: 0, attachments: 0, forwardingEntries: 0 }
+      const hashes = new Set()
+      for (const id of ids) {
+        const blob = idToBlob(id)
+        const row = find.get(blob)
+        if (!row) continue
+        for (const term of JSON.parse(row.term_ids)) removeTerm.run(term, row.seq)
+        remove.run(row.seq)
+        removed.statements++
+        if (row.attachments) for (const h of JSON.parse(row.attachments)) hashes.add(h)
+        for (const u of upstreams) removed.forwardingEntries += removeQueued.run(u, blob).changes + removeDead.run(u, blob).changes
+      }
+      for (const h of hashes) if (!stillUsed.get(JSON.stringify(h))) removed.attachments += removeAttachment.run(h).changes
+      return removed
+    },
+
+    documentsEraseAgent (agent) {
+      const count = (resource) => db.prepare('DELETE FROM documents WHERE agent = ? AND resource = ?').run(agent, resource).changes
+      return { state: count('state'), agentProfile: count('agentProfile') }
+    },
+
     credentialUpsert ({ key, secretHash, scopes }) {
+      const before = db.prepare('SELECT secret_hash, scopes FROM credentials WHERE key = ?').get(key)
+      if (before && before.secret_hash === secretHash && before.scopes === JSON.stringify(scopes)) return
       db.prepare(`INSERT INTO credentials (key, secret_hash, scopes, created_at) VALUES (?, ?, ?, ?)
         ON CONFLICT (key) DO UPDATE SET secret_hash = excluded.secret_hash, scopes = excluded.scopes`).run(key, secretHash, JSON.stringify(scopes), Date.now())
+      credentialsChanged()
+    },
+
+    // false when the key exists already
+    credentialCreate ({ key, secretHash, scopes }) {
+      const { changes } = db.prepare('INSERT INTO credentials (key, secret_hash, scopes, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (key) DO NOTHING')
+        .run(key, secretHash, JSON.stringify(scopes), Date.now())
+      if (changes) credentialsChanged()
+      return changes === 1
+    },
+
+    // false when there is no such key
+    credentialSetScopes (key, scopes) {
+      const { changes } = db.prepare('UPDATE credentials SET scopes = ? WHERE key = ?').run(JSON.stringify(scopes), key)
+      if (changes) credentialsChanged()
+      return changes === 1
+    },
+
+    credentialRemove (key) {
+      const { changes } = db.prepare('DELETE FROM credentials WHERE key = ?').run(key)
+      if (changes) credentialsChanged()
+      return changes === 1
     },
 
     outboxLease (upstream, { limit, leaseMs }) {

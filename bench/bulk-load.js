@@ -1,0 +1,154 @@
+'use strict'
+
+// Bulk load (the Ed-Fi study in ../shared/seeds/): one file of statements
+// as `npm run export` writes them (ids, stored, authority), loaded three
+// ways into a fresh store each time, alternating, BENCH_REPEAT times:
+//   raw     the engine's own insert of the same records
+//           (storage.statements.insertStored, 1,000 at a time, no validation)
+//   import  `npm run import` (src/transfer/import-cli.js): read, validate, insert
+//   api     POST /statements to the LRS under PM2, 100 statements per
+//           request on 10 connections (autocannon)
+// Prints the median rate of each, import/raw and import/api; writes
+// bench/results/bulk-load-*.json.
+//
+//   BENCH_STATEMENTS=50000 BENCH_REPEAT=3 BENCH_ENGINE=sqlite node bench/bulk-load.js
+
+const fs = require('node:fs')
+const os = require('node:os')
+const path = require('node:path')
+const crypto = require('node:crypto')
+const { spawn } = require('node:child_process')
+const autocannon = require('autocannon')
+const { scormStatement } = require('./statement-generator')
+const { toRecord } = require('../src/resources/statements/statement-record')
+const { loadConfig } = require('../src/config')
+const { createLogger } = require('../src/logger')
+const { openStorage } = require('../src/storage')
+const { startLrs } = require('./lrs-process')
+const { startStore } = require('./store')
+const { saveResult } = require('./report')
+
+const COUNT = Number(process.env.BENCH_STATEMENTS || 50000)
+const REPEAT = Number(process.env.BENCH_REPEAT || 3)
+const ENGINE = process.env.BENCH_ENGINE || 'sqlite'
+const AUTHORITY = { objectType: 'Agent', name: 'source-lms', account: { homePage: 'http://lms.example.com', name: 'source-lms' } }
+const API_BATCH = 100
+const ROOT = path.join(__dirname, '..')
+
+function median (values) {
+  const s = [...values].sort((a, b) => a - b)
+  return s[Math.floor(s.length / 2)]
+}
+
+// An export-like NDJSON file: each statement with id, stored and authority.
+function writeFile (file) {
+  const start = Date.now() - COUNT
+  const lines = []
+  for (let i = 0; i < COUNT; i++) {
+    lines.push(JSON.stringify({ ...scormStatement(i), id: crypto.randomUUID(), authority: AUTHORITY, stored: new Date(start + i).toISOString(), version: '1.0.0' }))
+  }
+  fs.writeFileSync(file, lines.join('\n') + '\n')
+  return lines
+}
+
+async function openRaw (store) {
+  const storage = openStorage(loadConfig({ ...store.lrsEnv, LRS_LOG_LEVEL: 'warn' }), createLogger({ logLevel: 'warn' }))
+  await storage.ready
+  return storage
+}
+
+async function runRaw (lines) {
+  const store = await startStore(ENGINE)
+  const storage = await openRaw(store)
+  try {
+    const records = lines.map((l) => {
+      const s = JSON.parse(l)
+      const r = toRecord(s, { authority: s.authority, xapiVersion: '1.0.3' })
+      r.stored = new Date(s.stored)
+      return r
+    })
+    const start = process.hrtime.bigint()
+    for (let i = 0; i < records.length; i += 1000) await storage.statements.insertStored(records.slice(i, i + 1000))
+    const seconds = Number(process.hrtime.bigint() - start) / 1e9
+    return { statementsPerSec: lines.length / seconds, seconds }
+  } finally {
+    await storage.close()
+    await store.stop()
+  }
+}
+
+async function runImport (file) {
+  const store = await startStore(ENGINE)
+  try {
+    const child = spawn(process.execPath, [path.join(ROOT, 'src/transfer/import-cli.js'), file], { env: { ...process.env, ...store.lrsEnv, LRS_DATA_DIR: store.dataDir || fs.mkdtempSync(path.join(os.tmpdir(), 'lrs-bench-import-')), LRS_LOG_LEVEL: 'warn' } })
+    let out = ''
+    child.stdout.on('data', (d) => { out += d })
+    const started = process.hrtime.bigint()
+    const code = await new Promise((resolve) => child.on('exit', resolve))
+    const wallSeconds = Number(process.hrtime.bigint() - started) / 1e9
+    if (code !== 0) throw new Error(`import exited with ${code}: ${out}`)
+    // The CLI's own timing starts when the store is open, like the raw run's.
+    const m = out.match(/(\d+) statements in ([\d.]+) s/)
+    const stored = await store.count()
+    if (stored !== COUNT) throw new Error(`import stored ${stored} of ${COUNT}`)
+    return { statementsPerSec: Number(m[1]) / Number(m[2]), seconds: Number(m[2]), wallSeconds }
+  } finally {
+    await store.stop()
+  }
+}
+
+async function runApi (lines) {
+  const store = await startStore(ENGINE)
+  const lrs = await startLrs({ store })
+  try {
+    const bodies = []
+    for (let i = 0; i < lines.length; i += API_BATCH) bodies.push('[' + lines.slice(i, i + API_BATCH).join(',') + ']')
+    let next = 0
+    const start = process.hrtime.bigint()
+    const result = await autocannon({
+      url: lrs.url + '/xapi/statements',
+      method: 'POST',
+      connections: 10,
+      amount: bodies.length,
+      headers: { 'Content-Type': 'application/json', 'X-Experience-API-Version': '1.0.3', Authorization: 'Basic ' + Buffer.from('bench:bench-secret').toString('base64') },
+      requests: [{ setupRequest: (req) => ({ ...req, body: bodies[next++ % bodies.length] }) }]
+    })
+    const seconds = Number(process.hrtime.bigint() - start) / 1e9
+    if (result['2xx'] !== bodies.length) throw new Error(`API: ${result['2xx']} of ${bodies.length} requests succeeded (non-2xx ${result.non2xx}, errors ${result.errors})`)
+    return { statementsPerSec: lines.length / seconds, seconds }
+  } finally {
+    await lrs.stop()
+    await store.stop()
+  }
+}
+
+async function main () {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lrs-bench-bulk-'))
+  const file = path.join(dir, 'statements.ndjson')
+  try {
+    const lines = writeFile(file)
+    process.stdout.write(`${ENGINE}: ${COUNT} statements, ${(fs.statSync(file).size / COUNT).toFixed(0)} bytes each, ${REPEAT} alternating repetitions\n`)
+    const runs = { raw: [], import: [], api: [] }
+    for (let r = 0; r < REPEAT; r++) {
+      runs.raw.push(await runRaw(lines))
+      runs.import.push(await runImport(file))
+      runs.api.push(await runApi(lines))
+      process.stdout.write(`  #${r + 1}: raw ${runs.raw[r].statementsPerSec.toFixed(0)} st/s, import ${runs.import[r].statementsPerSec.toFixed(0)} st/s (wall ${runs.import[r].wallSeconds.toFixed(1)} s), api ${runs.api[r].statementsPerSec.toFixed(0)} st/s\n`)
+    }
+    const rate = (k) => median(runs[k].map((x) => x.statementsPerSec))
+    const summary = { raw: rate('raw'), import: rate('import'), api: rate('api') }
+    summary.importVsRaw = summary.import / summary.raw
+    summary.importVsApi = summary.import / summary.api
+    process.stdout.write(`median: raw ${summary.raw.toFixed(0)} st/s, import ${summary.import.toFixed(0)} st/s, POST /statements ${summary.api.toFixed(0)} st/s; ` +
+      `import/raw ${(summary.importVsRaw * 100).toFixed(0)} %, import/API ${summary.importVsApi.toFixed(2)} x\n`)
+    const out = { date: new Date().toISOString(), engine: ENGINE, statements: COUNT, repeat: REPEAT, machine: { cpus: os.cpus().length, node: process.version }, runs, summary }
+    process.stdout.write(`wrote ${path.relative(process.cwd(), saveResult('bulk-load', out))}\n`)
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+main().catch((err) => {
+  process.stderr.write(`bench failed: ${err.stack || err.message}\n`)
+  process.exit(1)
+})

@@ -1,0 +1,21 @@
+'use strict'
+
+// JSON bodies of the admin API, checked against a schema compiled at start.
+
+const Ajv = require('ajv')
+const { errors } = require('../errors')
+const { describeAjvError } = require('../validation/ajv')
+
+const ajv = new Ajv({ allErrors: false, strict: true })
+
+// Returns (body) -> body, or throws 400 naming what is wrong.
+function checkBody (schema) {
+  const validate = ajv.compile(schema)
+  return function check (body) {
+    if (body === undefined || body === null || typeof body !== 'object' || Array.isArray(body)) throw errors.BadRequest('the body must be a JSON object (Content-Type: application/json)')
+    if (!validate(body)) throw errors.BadRequest(describeAjvError(validate.errors, 'body'))
+    return body
+  }
+}
+
+module.exports = { checkBody }

@@ -1,0 +1,49 @@
+'use strict'
+
+// A learner's right to be forgotten: removes every statement in which an
+// agent appears (actor, object, Group members, context instructor and
+// team, context agents and groups, and the same inside a SubStatement),
+// its State and Agent Profile documents, attachments no other statement
+// uses, and the statements' forwarding entries. Statements in which the
+// agent is only the authority are kept: the authority is the credential
+// that stored them, not a learner. Idempotent: a second run finds nothing.
+
+const crypto = require('node:crypto')
+const { agentKey } = require('../resources/agents/agent-keys')
+const { queryFields } = require('../resources/statements/query-fields')
+
+const PAGE = 500
+
+// Whether the agent appears in the statement other than as its authority.
+function appearsIn (body, key) {
+  const statement = JSON.parse(body)
+  return queryFields(statement, undefined).relAgents.includes(key)
+}
+
+// A stable, non-reversible name for the audit log.
+function agentDigest (key) {
+  return crypto.createHash('sha256').update(key).digest('hex').slice(0, 16)
+}
+
+async function eraseAgent (storage, agent) {
+  const key = agentKey(agent)
+  const removed = { statements: 0, attachments: 0, forwardingEntries: 0, stateDocuments: 0, agentProfileDocuments: 0 }
+  let after = null
+  for (;;) {
+    const rows = await storage.statements.findByAgent(key, { after, limit: PAGE })
+    if (!rows.length) break
+    after = rows[rows.length - 1].position
+    const ids = rows.filter((r) => appearsIn(r.body, key)).map((r) => r.id)
+    if (!ids.length) continue
+    const counts = await storage.statements.erase(ids)
+    removed.statements += counts.statements
+    removed.attachments += counts.attachments
+    removed.forwardingEntries += counts.forwardingEntries
+  }
+  const documents = await storage.documents.eraseAgent(key)
+  removed.stateDocuments = documents.state
+  removed.agentProfileDocuments = documents.agentProfile
+  return { agentDigest: agentDigest(key), removed }
+}
+
+module.exports = { eraseAgent }

@@ -1,0 +1,43 @@
+'use strict'
+
+// GET /admin/statements/export?since=&until=: every statement as NDJSON
+// (export-statements.js), streamed with backpressure.
+
+const express = require('express')
+const { once } = require('node:events')
+const { parameter: p } = require('../validation/query-parameters')
+const { toUtcTimestamp } = require('../validation/formats')
+const { exportStatements } = require('../transfer/export-statements')
+
+function statementsRoutes ({ storage, validator, logger }) {
+  const router = express.Router({ caseSensitive: true })
+  const parameters = validator.queryParameters({ properties: { since: p.timestamp, until: p.timestamp } })
+  const asDate = (value) => (value === undefined ? null : new Date(Date.parse(toUtcTimestamp(value))))
+
+  router.get('/statements/export', async (req, res) => {
+    const params = parameters(req.query)
+    const range = { since: asDate(params.since), until: asDate(params.until) }
+    const chunks = exportStatements(storage.statements, range)
+    // The first page is read before the status is sent, so a failing
+    // store still gets a proper error answer.
+    const first = await chunks.next()
+    res.status(200).type('application/x-ndjson; charset=utf-8')
+    let closed = false
+    res.on('close', () => { closed = true })
+    try {
+      for (let next = first; !next.done && !closed; next = await chunks.next()) {
+        if (!res.write(next.value)) await Promise.race([once(res, 'drain'), once(res, 'close')])
+      }
+      res.end()
+    } catch (err) {
+      // Headers are gone: all that is left is to cut the stream short, so
+      // the client sees an incomplete export rather than a complete one.
+      logger.error({ err, reqId: req.id }, 'export failed')
+      res.destroy(err)
+    }
+  })
+
+  return router
+}
+
+module.exports = { statementsRoutes }

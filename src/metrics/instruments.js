@@ -1,0 +1,50 @@
+'use strict'
+
+// The LRS's own metrics, one prom-client registry per worker. Counters and
+// histograms are summed over the workers (cluster-metrics.js); gauges of
+// work in flight too. Label values come from small fixed sets (routes of
+// the API, statuses, query shapes), never from client input.
+
+const client = require('prom-client')
+
+const SECONDS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30]
+
+function createInstruments ({ statementsInFlight = () => 0, bytesInFlight = () => 0 } = {}) {
+  const registry = new client.Registry()
+  const registers = [registry]
+  const instruments = {
+    registry,
+    requests: new client.Counter({ name: 'lrs_http_requests_total', help: 'HTTP requests answered, by route, method and status.', labelNames: ['route', 'method', 'status'], registers }),
+    requestSeconds: new client.Histogram({ name: 'lrs_http_request_duration_seconds', help: 'Time to answer a request, by route and method.', labelNames: ['route', 'method'], buckets: SECONDS, registers }),
+    statementsStored: new client.Counter({ name: 'lrs_statements_stored_total', help: 'Statements durably stored by the write path (POST and PUT).', registers }),
+    batchStatements: new client.Histogram({ name: 'lrs_batch_statements', help: 'Statements per batch write (group commit).', buckets: [1, 5, 10, 20, 50, 100, 200, 500, 1000, 2000], registers }),
+    batchSeconds: new client.Histogram({ name: 'lrs_batch_write_duration_seconds', help: 'Time of one batch write, until durable.', buckets: SECONDS, registers }),
+    overloadRejections: new client.Counter({ name: 'lrs_overload_rejections_total', help: 'Requests answered 429 (load shedding, in-flight limits, authentication limits).', labelNames: ['route'], registers }),
+    authFailures: new client.Counter({ name: 'lrs_auth_failures_total', help: 'Requests answered 401 (missing or wrong credentials).', registers }),
+    databaseErrors: new client.Counter({ name: 'lrs_database_errors_total', help: 'Requests that failed on the store: unavailable (503) or query timeout (504).', labelNames: ['code'], registers }),
+    querySeconds: new client.Histogram({ name: 'lrs_statement_query_duration_seconds', help: 'Time of a GET /statements page in the store, by query shape (the filters used).', labelNames: ['shape'], buckets: SECONDS, registers }),
+    statementsInFlight: new client.Gauge({ name: 'lrs_statements_in_flight', help: 'Statements accepted and not yet stored.', registers, collect () { this.set(statementsInFlight()) } }),
+    bytesInFlight: new client.Gauge({ name: 'lrs_request_bytes_in_flight', help: 'Request body bytes held in memory.', registers, collect () { this.set(bytesInFlight()) } })
+  }
+  return instruments
+}
+
+// Per worker: prom-client's process and Node.js metrics, with a `worker`
+// label so that each worker's series stay apart when merged.
+function createProcessRegistry (worker) {
+  const registry = new client.Registry()
+  registry.setDefaultLabels({ worker })
+  client.collectDefaultMetrics({ register: registry })
+  return registry
+}
+
+// The shape of a statements query, for the query latency label: the
+// filters it uses, in a fixed order.
+const SHAPE_FILTERS = ['agent', 'verb', 'activity', 'registration', 'since', 'until']
+
+function queryShape (params) {
+  const used = SHAPE_FILTERS.filter((f) => params[f] !== undefined && params[f] !== null)
+  return used.length ? used.join('+') : 'none'
+}
+
+module.exports = { createInstruments, createProcessRegistry, queryShape }

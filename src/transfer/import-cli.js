@@ -1,0 +1,96 @@
+'use strict'
+
+// npm run import -- [--restart] [--rejects FILE] FILE...
+// Loads statement files (NDJSON or JSON arrays) into the configured store,
+// keeping ids, `stored` and `authority` (see import-statements.js). On a
+// terminal it shows progress with rate and ETA; at the end, a summary of
+// the rejected statements with their reasons.
+
+const fs = require('node:fs')
+const { parseArgs } = require('node:util')
+const { loadConfig } = require('../config')
+const { createToolLogger } = require('../logger')
+const { openStorage } = require('../storage')
+const { createStatementValidator } = require('../validation/statement-validator')
+const { importFiles } = require('./import-statements')
+const { fileCheckpoints } = require('./checkpoints')
+
+const SHOWN_REJECTS = 10
+
+function duration (s) {
+  if (!Number.isFinite(s)) return '?'
+  const m = Math.floor(s / 60)
+  return `${m}:${String(Math.round(s % 60)).padStart(2, '0')}`
+}
+
+function progressLine (sizes) {
+  const started = Date.now()
+  let last = 0
+  return function show ({ file, offset, stored, existing, rejected }, final = false) {
+    const now = Date.now()
+    if (!process.stderr.isTTY || (!final && now - last < 250)) return
+    last = now
+    const done = stored + existing
+    const rate = done / Math.max(0.001, (now - started) / 1000)
+    const size = sizes.get(file) || 1
+    const fraction = Math.min(1, (offset || 0) / size)
+    const eta = fraction > 0 ? ((now - started) / 1000) * (1 - fraction) / fraction : Infinity
+    process.stderr.write(`\r${file}: ${(fraction * 100).toFixed(1)}%  ${done.toLocaleString('en')} statements  ${Math.round(rate).toLocaleString('en')}/s  ETA ${duration(eta)}  rejected ${rejected}   ${final ? '\n' : ''}`)
+  }
+}
+
+async function main (argv) {
+  const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { restart: { type: 'boolean' }, rejects: { type: 'string' } } })
+  if (!positionals.length) {
+    process.stderr.write('usage: npm run import -- [--restart] [--rejects FILE] FILE...\n')
+    return 2
+  }
+  const sizes = new Map()
+  for (const file of positionals) sizes.set(file, (await fs.promises.stat(file)).size)
+  const config = loadConfig()
+  const storage = openStorage(config, createToolLogger({ ...config, logLevel: 'error' }))
+  const rejectsOut = values.rejects ? fs.createWriteStream(values.rejects) : null
+  const shown = []
+  const reasons = new Map()
+  const show = progressLine(sizes)
+  const started = Date.now()
+  let summary
+  try {
+    await storage.ready
+    summary = await importFiles(positionals, {
+      storage,
+      validator: createStatementValidator(config),
+      importAuthority: { objectType: 'Agent', name: 'import', account: { homePage: config.authorityHomePage, name: 'import' } },
+      checkpoints: fileCheckpoints(config.dataDir, { restart: values.restart }),
+      onProgress: (p) => show(p),
+      onReject: (r) => {
+        const reason = r.reason.replace(/[0-9a-f]{8}-[0-9a-f-]{27}/g, '<id>')
+        reasons.set(reason, (reasons.get(reason) || 0) + 1)
+        if (shown.length < SHOWN_REJECTS) shown.push(r)
+        if (rejectsOut) rejectsOut.write(JSON.stringify(r) + '\n')
+      }
+    })
+  } finally {
+    await storage.close()
+    if (rejectsOut) rejectsOut.end()
+  }
+  const seconds = (Date.now() - started) / 1000
+  let total = 0
+  for (const s of summary) {
+    show({ ...s, offset: sizes.get(s.file) }, true)
+    total += s.stored + s.existing
+    process.stdout.write(`${s.file} (${s.format}${s.resumedAt ? `, resumed at byte ${s.resumedAt}` : ''}): ${s.stored} stored, ${s.existing} already stored, ${s.rejected} rejected\n`)
+  }
+  process.stdout.write(`${total} statements in ${seconds.toFixed(1)} s: ${Math.round(total / seconds)} statements/s\n`)
+  if (reasons.size) {
+    process.stdout.write('rejected, by reason:\n')
+    for (const [reason, n] of [...reasons].sort((a, b) => b[1] - a[1])) process.stdout.write(`  ${n}  ${reason}\n`)
+    for (const r of shown) process.stdout.write(`  e.g. ${r.file} statement #${r.index + 1} (byte ${r.offset}): ${r.reason}\n`)
+  }
+  return summary.some((s) => s.rejected) ? 1 : 0
+}
+
+main(process.argv.slice(2)).then((code) => { process.exitCode = code }, (err) => {
+  process.stderr.write(`\nimport failed: ${err.message}\n`)
+  process.exitCode = 1
+})

@@ -1,0 +1,106 @@
+'use strict'
+
+// Reads a statement file as a stream of items { text, offset, end, index },
+// whatever its size: NDJSON (one statement per line) or one JSON array of
+// statements. `end` is the byte offset just past the item, where a resumed
+// import starts again (`fromOffset`).
+
+const fs = require('node:fs')
+
+const SPACE = new Set([0x20, 0x09, 0x0a, 0x0d])
+
+// The file's format from its first non-blank byte.
+async function detectFormat (file) {
+  const handle = await fs.promises.open(file, 'r')
+  try {
+    const buffer = Buffer.alloc(4096)
+    for (let position = 0; ;) {
+      const { bytesRead } = await handle.read(buffer, 0, buffer.length, position)
+      if (!bytesRead) return 'ndjson'
+      for (let i = 0; i < bytesRead; i++) if (!SPACE.has(buffer[i])) return buffer[i] === 0x5b ? 'array' : 'ndjson'
+      position += bytesRead
+    }
+  } finally {
+    await handle.close()
+  }
+}
+
+async function * ndjsonItems (file, fromOffset) {
+  let pending = Buffer.alloc(0)
+  let offset = fromOffset
+  let index = 0
+  for await (const chunk of fs.createReadStream(file, { start: fromOffset, highWaterMark: 1 << 20 })) {
+    let data = pending.length ? Buffer.concat([pending, chunk]) : chunk
+    let start = 0
+    for (let nl = data.indexOf(0x0a); nl >= 0; nl = data.indexOf(0x0a, start)) {
+      const text = data.toString('utf8', start, nl).trim()
+      if (text) yield { text, offset: offset + start, end: offset + nl + 1, index: index++ }
+      start = nl + 1
+    }
+    offset += start
+    data = data.subarray(start)
+    pending = Buffer.from(data)
+  }
+  const text = pending.toString('utf8').trim()
+  if (text) yield { text, offset, end: offset + pending.length, index }
+}
+
+// Top-level elements of a JSON array, found by tracking strings and
+// nesting byte by byte (a JSON array file can be larger than memory).
+// An element that is not an object still comes out, to be reported.
+async function * arrayItems (file, fromOffset) {
+  let depth = fromOffset > 0 ? 1 : 0 // a resumed read starts between elements
+  let inString = false
+  let escaped = false
+  let scalar = false
+  let parts = []
+  let itemStart = -1 // file offset of the element being read
+  let from = 0 // its start within the current chunk
+  let offset = fromOffset // file offset of the current chunk
+  let index = 0
+  const item = (chunk, endInChunk) => {
+    parts.push(chunk.subarray(from, endInChunk))
+    const out = { text: Buffer.concat(parts).toString('utf8'), offset: itemStart, end: offset + endInChunk, index: index++ }
+    parts = []
+    itemStart = -1
+    scalar = false
+    return out
+  }
+  for await (const chunk of fs.createReadStream(file, { start: fromOffset, highWaterMark: 1 << 20 })) {
+    from = 0
+    for (let i = 0; i < chunk.length; i++) {
+      const c = chunk[i]
+      if (inString) {
+        if (escaped) escaped = false
+        else if (c === 0x5c) escaped = true
+        else if (c === 0x22) inString = false
+        continue
+      }
+      const opens = c === 0x7b || c === 0x5b
+      const closes = c === 0x7d || c === 0x5d
+      if (depth === 1 && itemStart < 0 && !SPACE.has(c) && c !== 0x2c && !closes) {
+        itemStart = offset + i
+        from = i
+        scalar = !opens
+      }
+      if (c === 0x22) inString = true
+      else if (opens) depth++
+      else if (closes) {
+        if (depth === 1 && scalar) yield item(chunk, i)
+        depth--
+        if (depth === 1 && itemStart >= 0) yield item(chunk, i + 1)
+      } else if (c === 0x2c && depth === 1 && scalar) {
+        yield item(chunk, i)
+      }
+    }
+    if (itemStart >= 0) parts.push(chunk.subarray(from))
+    offset += chunk.length
+  }
+  if (itemStart >= 0) yield { text: Buffer.concat(parts).toString('utf8'), offset: itemStart, end: offset, index, truncated: true }
+}
+
+async function * statementItems (file, { format, fromOffset = 0 }) {
+  yield * (format === 'array' ? arrayItems(file, fromOffset) : ndjsonItems(file, fromOffset))
+}
+
+module.exports = { detectFormat, statementItems }

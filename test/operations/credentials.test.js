@@ -1,0 +1,95 @@
+'use strict'
+
+// The credentials lifecycle through /admin: create (secret shown once),
+// list without secrets, change scopes, revoke; a change reaches another
+// worker on the same store within a second.
+
+const test = require('node:test')
+const assert = require('node:assert/strict')
+const { startLrs, ADMIN } = require('../helpers/lrs')
+const { statement } = require('../helpers/statements')
+
+// Polls `check` until it returns true, for at most `ms`; returns how long it took.
+async function within (ms, check) {
+  const start = Date.now()
+  while (!(await check())) {
+    if (Date.now() - start > ms) return Infinity
+    await new Promise((resolve) => setImmediate(resolve))
+  }
+  return Date.now() - start
+}
+
+test('a credential is created with its secret shown once, listed without it, and works for xAPI', async () => {
+  const lrs = await startLrs()
+  const created = await lrs.http('/admin/credentials', { method: 'POST', body: { scopes: ['statements/write', 'statements/read/mine'] } })
+  assert.equal(created.status, 201)
+  assert.match(created.json.key, /^[0-9a-f]{24}$/)
+  assert.ok(created.json.secret.length >= 24)
+  assert.deepEqual(created.json.scopes, ['statements/write', 'statements/read/mine'])
+
+  const list = await lrs.http('/admin/credentials')
+  assert.equal(list.status, 200)
+  const listed = list.json.credentials.find((c) => c.key === created.json.key)
+  assert.deepEqual(Object.keys(listed).sort(), ['bootstrap', 'createdAt', 'key', 'scopes'])
+  assert.ok(!list.text.includes(created.json.secret) && !list.text.includes('scrypt'))
+  assert.equal(list.json.credentials.find((c) => c.key === ADMIN.user).bootstrap, true)
+
+  const auth = [created.json.key, created.json.secret]
+  assert.equal((await lrs.client('/statements', { method: 'POST', body: statement(), auth })).status, 200)
+  assert.equal((await lrs.client('/activities/state?activityId=http://example.com/a&agent={"mbox":"mailto:a@example.com"}&stateId=s', { auth })).status, 403)
+})
+
+test('the admin API needs the admin scope, which `all` does not give', async () => {
+  const lrs = await startLrs()
+  const made = await lrs.http('/admin/credentials', { method: 'POST', body: { key: 'everything', secret: 'a-long-enough-secret', scopes: ['all'] } })
+  assert.equal(made.status, 201)
+  assert.equal((await lrs.http('/admin/credentials', { auth: ['everything', 'a-long-enough-secret'] })).status, 403)
+  assert.equal((await lrs.http('/admin/credentials', { auth: null })).status, 401)
+  assert.equal((await lrs.http('/metrics', { auth: ['everything', 'a-long-enough-secret'] })).status, 403)
+})
+
+test('bad bodies, taken keys and the bootstrap credential are refused with JSON errors', async () => {
+  const lrs = await startLrs()
+  const bad = [
+    { scopes: [] },
+    { scopes: ['root'] },
+    { scopes: ['all'], key: 'has:colon' },
+    { scopes: ['all'], secret: 'short' },
+    { scopes: ['all'], extra: 1 }
+  ]
+  for (const body of bad) {
+    const res = await lrs.http('/admin/credentials', { method: 'POST', body })
+    assert.equal(res.status, 400, JSON.stringify(body))
+    assert.equal(res.json.code, 'LRS_ERR_REQUEST_INVALID')
+  }
+  assert.equal((await lrs.http('/admin/credentials', { method: 'POST', body: '{"scopes":', headers: { 'Content-Type': 'application/json' } })).status, 400)
+  assert.equal((await lrs.http('/admin/credentials', { method: 'POST', body: { key: 'k1', scopes: ['all'] } })).status, 201)
+  const taken = await lrs.http('/admin/credentials', { method: 'POST', body: { key: 'k1', scopes: ['all'] } })
+  assert.equal(taken.status, 409)
+  assert.equal(taken.json.code, 'LRS_ERR_CREDENTIAL_EXISTS')
+  for (const [method, body] of [['PUT', { scopes: ['all'] }], ['DELETE', undefined]]) {
+    const res = await lrs.http(`/admin/credentials/${ADMIN.user}`, { method, body })
+    assert.equal(res.status, 409)
+    assert.equal(res.json.code, 'LRS_ERR_CREDENTIAL_MANAGED')
+  }
+  assert.equal((await lrs.http('/admin/credentials/nobody', { method: 'DELETE' })).status, 404)
+  assert.equal((await lrs.http('/admin/credentials/nobody', { method: 'PUT', body: { scopes: ['all'] } })).status, 404)
+})
+
+test('a scope change and a revocation take effect on another worker within a second', async () => {
+  const a = await startLrs()
+  const b = await startLrs({ ...a.storeEnv })
+  const made = await a.http('/admin/credentials', { method: 'POST', body: { scopes: ['statements/write'] } })
+  const auth = [made.json.key, made.json.secret]
+  const post = () => b.client('/statements', { method: 'POST', body: statement(), auth })
+  assert.equal((await post()).status, 200) // b has verified (and remembers) this credential
+
+  assert.equal((await a.http(`/admin/credentials/${made.json.key}`, { method: 'PUT', body: { scopes: ['statements/read'] } })).status, 200)
+  const changedAfter = await within(2000, async () => (await post()).status === 403)
+  assert.ok(changedAfter <= 1000, `scope change reached the other worker after ${changedAfter} ms`)
+
+  assert.equal((await a.http(`/admin/credentials/${made.json.key}`, { method: 'DELETE' })).status, 204)
+  const revokedAfter = await within(2000, async () => (await b.client('/statements', { auth })).status === 401)
+  assert.ok(revokedAfter <= 1000, `revocation reached the other worker after ${revokedAfter} ms`)
+  assert.equal((await a.client('/statements', { auth })).status, 401)
+})

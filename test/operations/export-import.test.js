@@ -1,0 +1,152 @@
+'use strict'
+
+// Moving statements between stores: the NDJSON export (HTTP and
+// `npm run export`) and `npm run import`, which keeps ids, `stored`,
+// `authority` and voiding, is idempotent, resumes after an interruption
+// and reports what it rejected.
+
+const test = require('node:test')
+const assert = require('node:assert/strict')
+const fs = require('node:fs')
+const os = require('node:os')
+const path = require('node:path')
+const crypto = require('node:crypto')
+const { spawn } = require('node:child_process')
+const { startLrs, freshStore, ENGINE } = require('../helpers/lrs')
+const { statement } = require('../helpers/statements')
+
+const ROOT = path.join(__dirname, '..', '..')
+
+function tempFile (name) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lrs-transfer-'))
+  test.after(() => fs.rmSync(dir, { recursive: true, force: true }))
+  return path.join(dir, name)
+}
+
+// Runs a CLI of src/transfer against a store; resolves { code, stdout, stderr }.
+function runCli (script, args, storeEnv, { onStdout } = {}) {
+  const child = spawn(process.execPath, [path.join(ROOT, 'src/transfer', script), ...args], {
+    env: { ...process.env, MONGODB_URI: '', ...storeEnv, LRS_LOG_LEVEL: 'error' }
+  })
+  let stdout = ''
+  let stderr = ''
+  child.stdout.on('data', (d) => { stdout += d; if (onStdout) onStdout(stdout) })
+  child.stderr.on('data', (d) => { stderr += d })
+  const done = new Promise((resolve) => child.on('exit', (code, signal) => resolve({ code, signal, stdout, stderr })))
+  return Object.assign(done, { child })
+}
+
+function newStore () {
+  const env = freshStore()
+  test.after(() => fs.rmSync(env.LRS_DATA_DIR, { recursive: true, force: true }))
+  return env
+}
+
+async function allStatements (lrs, extra = '') {
+  const out = []
+  let url = `/statements?limit=100&ascending=true${extra}`
+  for (;;) {
+    const page = await lrs.client(url)
+    assert.equal(page.status, 200)
+    out.push(...page.json.statements)
+    if (!page.json.more) return out
+    url = page.json.more.replace(/^\/xapi/, '')
+  }
+}
+
+test('an export imported into an empty store gives the same statements: ids, stored, authority, voiding', async () => {
+  const source = await startLrs()
+  const batch = Array.from({ length: 30 }, () => statement())
+  assert.equal((await source.client('/statements', { method: 'POST', body: batch })).status, 200)
+  const v2 = statement({ id: crypto.randomUUID() })
+  assert.equal((await source.client('/statements', { method: 'POST', body: v2, version: '2.0.0' })).status, 200)
+  const target = batch[3]
+  const stored = await source.client(`/statements?agent=${encodeURIComponent(JSON.stringify(target.actor))}`)
+  const targetId = stored.json.statements[0].id
+  assert.equal((await source.client('/statements', { method: 'POST', body: statement({ verb: { id: 'http://adlnet.gov/expapi/verbs/voided' }, object: { objectType: 'StatementRef', id: targetId } }) })).status, 200)
+
+  const exported = await source.http('/admin/statements/export')
+  assert.equal(exported.status, 200)
+  assert.match(exported.headers.get('content-type'), /^application\/x-ndjson/)
+  const lines = exported.text.trim().split('\n').map((l) => JSON.parse(l))
+  assert.equal(lines.length, 32) // the voided statement is exported too
+  assert.ok(lines.every((s) => s.stored && s.authority && s.id))
+
+  const file = tempFile('export.ndjson')
+  fs.writeFileSync(file, exported.text)
+  const store = newStore()
+  const imported = await runCli('import-cli.js', [file], store)
+  assert.equal(imported.code, 0, imported.stderr + imported.stdout)
+  assert.match(imported.stdout, /32 stored, 0 already stored, 0 rejected/)
+
+  const copy = await startLrs({ ...store })
+  const before = await allStatements(source)
+  const after = await allStatements(copy)
+  assert.deepEqual(after, before)
+  assert.equal((await copy.client(`/statements?statementId=${targetId}`)).status, 404)
+  assert.equal((await copy.client(`/statements?voidedStatementId=${targetId}`)).json.id, targetId)
+
+  // idempotent: a second run changes nothing
+  const again = await runCli('import-cli.js', [file], store)
+  assert.equal(again.code, 0)
+  assert.match(again.stdout, /0 stored, 32 already stored, 0 rejected/)
+  assert.deepEqual(await allStatements(copy), before)
+
+  // the CLI export gives the same lines as the HTTP one (order aside)
+  const cli = await runCli('export-cli.js', [], source.storeEnv)
+  assert.equal(cli.code, 0, cli.stderr)
+  assert.deepEqual(cli.stdout.trim().split('\n').sort(), exported.text.trim().split('\n').sort())
+})
+
+test('export takes since and until, and refuses bad values', async () => {
+  const lrs = await startLrs()
+  assert.equal((await lrs.client('/statements', { method: 'POST', body: [statement(), statement()] })).status, 200)
+  const all = (await lrs.http('/admin/statements/export')).text.trim().split('\n').map((l) => JSON.parse(l))
+  const cut = all[0].stored
+  const later = await lrs.http(`/admin/statements/export?since=${encodeURIComponent(cut)}`)
+  assert.ok(later.text.trim().split('\n').filter(Boolean).every((l) => JSON.parse(l).stored > cut))
+  const upTo = await lrs.http(`/admin/statements/export?until=${encodeURIComponent(cut)}`)
+  assert.ok(upTo.text.trim().split('\n').every((l) => JSON.parse(l).stored <= cut))
+  for (const bad of ['?since=yesterday', '?until=1', '?limit=3']) assert.equal((await lrs.http('/admin/statements/export' + bad)).status, 400)
+})
+
+test('a JSON array file imports; bad statements are rejected with their reasons and the rest is stored', async () => {
+  const good = Array.from({ length: 5 }, () => ({ ...statement(), id: crypto.randomUUID() }))
+  const items = [good[0], { actor: 'nobody' }, good[1], 42, good[2], { ...statement() }, good[3], good[4]]
+  const file = tempFile('statements.json')
+  fs.writeFileSync(file, JSON.stringify(items, null, 2))
+  const store = newStore()
+  const res = await runCli('import-cli.js', [file], store)
+  assert.equal(res.code, 1)
+  assert.match(res.stdout, /\(array\): 5 stored, 0 already stored, 3 rejected/)
+  assert.match(res.stdout, /statement #2 \(byte \d+\)/)
+  assert.match(res.stdout, /has no id/)
+  const lrs = await startLrs({ ...store })
+  const ids = (await allStatements(lrs)).map((s) => s.id).sort()
+  assert.deepEqual(ids, good.map((s) => s.id).sort())
+  // statements without stored and authority get the import's
+  assert.equal((await lrs.client(`/statements?statementId=${good[0].id}`)).json.authority.account.name, 'import')
+})
+
+test('an interrupted import resumes where it stopped', async () => {
+  const count = ENGINE === 'mongodb' ? 4000 : 8000
+  const lines = Array.from({ length: count }, () => JSON.stringify({ ...statement(), id: crypto.randomUUID(), stored: new Date(Date.now() - 3600e3).toISOString() }))
+  const file = tempFile('big.ndjson')
+  fs.writeFileSync(file, lines.join('\n') + '\n')
+  const store = newStore()
+  const checkpoints = path.join(store.LRS_DATA_DIR, 'imports')
+  const first = runCli('import-cli.js', [file], store)
+  // interrupted once the first chunk is stored and recorded
+  while (!(fs.existsSync(checkpoints) && fs.readdirSync(checkpoints).some((n) => n.endsWith('.json')))) {
+    await new Promise((resolve) => setTimeout(resolve, 5))
+  }
+  first.child.kill('SIGKILL')
+  assert.equal((await first).signal, 'SIGKILL')
+  const second = await runCli('import-cli.js', [file], store)
+  assert.equal(second.code, 0, second.stderr)
+  assert.match(second.stdout, /resumed at byte [1-9]/)
+  const lrs = await startLrs({ ...store })
+  const n = (await allStatements(lrs)).length
+  assert.equal(n, count)
+  assert.deepEqual(fs.readdirSync(checkpoints).filter((f) => f.endsWith('.json')), []) // done: no checkpoint left
+})

@@ -1,0 +1,77 @@
+'use strict'
+
+// GET /metrics: Prometheus text, cluster-wide whichever worker answers, for
+// the admin scope only.
+
+const test = require('node:test')
+const assert = require('node:assert/strict')
+const { startLrs } = require('../helpers/lrs')
+const { statement } = require('../helpers/statements')
+
+// The value of one sample ("name{labels}" as written, or a bare name), or 0.
+function sample (text, name, labels = '') {
+  const want = labels ? `${name}{${labels}}` : name
+  for (const line of text.split('\n')) {
+    if (line.startsWith('#')) continue
+    const space = line.lastIndexOf(' ')
+    if (line.slice(0, space) === want) return Number(line.slice(space + 1))
+  }
+  return 0
+}
+
+async function scrape (lrs) {
+  const res = await lrs.http('/metrics')
+  assert.equal(res.status, 200)
+  assert.match(res.headers.get('content-type'), /^text\/plain; version=0\.0\.4/)
+  return res.text
+}
+
+test('counts from two workers add up in a scrape of either', async () => {
+  const a = await startLrs()
+  const b = await startLrs({ ...a.storeEnv })
+  const post = (lrs, n) => lrs.client('/statements', { method: 'POST', body: Array.from({ length: n }, () => statement()) })
+  for (let i = 0; i < 3; i++) assert.equal((await post(a, 10)).status, 200)
+  for (let i = 0; i < 2; i++) assert.equal((await post(b, 7)).status, 200)
+  assert.equal((await b.client('/statements', { auth: ['admin', 'wrong'] })).status, 401)
+  assert.equal((await a.client('/statements?verb=http://example.com/v')).status, 200)
+
+  // b publishes every LRS_METRICS_PUBLISH_MS; a merges what is published
+  let text
+  for (;;) {
+    text = await scrape(a)
+    if (sample(text, 'lrs_statements_stored_total') === 44) break
+    assert.ok(sample(text, 'lrs_statements_stored_total') < 44, 'never more than was sent')
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+  assert.equal(sample(text, 'lrs_http_requests_total', 'route="/xapi/statements",method="POST",status="200"'), 5)
+  assert.equal(sample(text, 'lrs_auth_failures_total'), 1)
+  assert.equal(sample(text, 'lrs_statement_query_duration_seconds_count', 'shape="verb"'), 1)
+  assert.equal(sample(text, 'lrs_batch_statements_sum'), 44)
+  assert.ok(sample(text, 'lrs_batch_write_duration_seconds_count') >= 2)
+  assert.match(text, /^lrs_statements_in_flight 0$/m)
+  // process metrics stay per worker
+  const workers = new Set([...text.matchAll(/^process_cpu_user_seconds_total\{worker="([^"]+)"\}/gm)].map((m) => m[1]))
+  assert.equal(workers.size, 2)
+  // a stopped worker's counters are kept, so counters never go down
+  await b.close()
+  const after = await scrape(a)
+  assert.equal(sample(after, 'lrs_statements_stored_total'), 44)
+})
+
+test('metrics need the admin scope; unknown paths share one route label', async () => {
+  const lrs = await startLrs()
+  assert.equal((await lrs.http('/metrics', { auth: null })).status, 401)
+  assert.equal((await lrs.http('/no/such/path/' + Date.now())).status, 404)
+  const text = await scrape(lrs)
+  assert.equal(sample(text, 'lrs_http_requests_total', 'route="other",method="GET",status="404"'), 1)
+  assert.ok(!text.includes('/no/such/path'))
+})
+
+test('forwarding outbox depth, age and dead letters per upstream', async () => {
+  const lrs = await startLrs({ LRS_FORWARD_URLS: 'http://u:p@127.0.0.1:9/xapi' })
+  assert.equal((await lrs.client('/statements', { method: 'POST', body: [statement(), statement()] })).status, 200)
+  const text = await scrape(lrs)
+  assert.equal(sample(text, 'lrs_forward_outbox_entries', 'upstream="127.0.0.1:9/xapi"'), 2)
+  assert.ok(sample(text, 'lrs_forward_outbox_oldest_age_seconds', 'upstream="127.0.0.1:9/xapi"') >= 0)
+  assert.equal(sample(text, 'lrs_forward_dead_letters', 'upstream="127.0.0.1:9/xapi"'), 0)
+})
