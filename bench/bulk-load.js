@@ -5,7 +5,8 @@
 // ways into a fresh store each time, alternating, BENCH_REPEAT times:
 //   raw     the engine's own insert of the same records
 //           (storage.statements.insertStored, 1,000 at a time, no validation)
-//   import  `npm run import` (src/transfer/import-cli.js): read, validate, insert
+//   import  `npm run import` (src/transfer/import-cli.js, with the node
+//           flags of its npm script): read, validate, insert
 //   api     POST /statements to the LRS under PM2, 100 statements per
 //           request on 10 connections (autocannon)
 // Prints the median rate of each, import/raw and import/api; writes
@@ -17,7 +18,7 @@ const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
 const crypto = require('node:crypto')
-const { spawn } = require('node:child_process')
+const { spawn, execFileSync } = require('node:child_process')
 const autocannon = require('autocannon')
 const { scormStatement } = require('./statement-generator')
 const { toRecord } = require('../src/resources/statements/statement-record')
@@ -80,7 +81,7 @@ async function runRaw (lines) {
 async function runImport (file) {
   const store = await startStore(ENGINE)
   try {
-    const child = spawn(process.execPath, [path.join(ROOT, 'src/transfer/import-cli.js'), file], { env: { ...process.env, ...store.lrsEnv, LRS_DATA_DIR: store.dataDir || fs.mkdtempSync(path.join(os.tmpdir(), 'lrs-bench-import-')), LRS_LOG_LEVEL: 'warn' } })
+    const child = spawn(process.execPath, ['--max-semi-space-size=64', path.join(ROOT, 'src/transfer/import-cli.js'), file], { env: { ...process.env, ...store.lrsEnv, LRS_DATA_DIR: store.dataDir || fs.mkdtempSync(path.join(os.tmpdir(), 'lrs-bench-import-')), LRS_LOG_LEVEL: 'warn' } })
     let out = ''
     child.stdout.on('data', (d) => { out += d })
     const started = process.hrtime.bigint()
@@ -129,9 +130,16 @@ async function main () {
     const lines = writeFile(file)
     process.stdout.write(`${ENGINE}: ${COUNT} statements, ${(fs.statSync(file).size / COUNT).toFixed(0)} bytes each, ${REPEAT} alternating repetitions\n`)
     const runs = { raw: [], import: [], api: [] }
+    // Each run starts with the page cache flushed: the previous run's
+    // files (deleted, but still being written back) would otherwise compete
+    // with this run's fsyncs.
+    const clean = () => execFileSync('sync')
     for (let r = 0; r < REPEAT; r++) {
+      clean()
       runs.raw.push(await runRaw(lines))
+      clean()
       runs.import.push(await runImport(file))
+      clean()
       runs.api.push(await runApi(lines))
       process.stdout.write(`  #${r + 1}: raw ${runs.raw[r].statementsPerSec.toFixed(0)} st/s, import ${runs.import[r].statementsPerSec.toFixed(0)} st/s (wall ${runs.import[r].wallSeconds.toFixed(1)} s), api ${runs.api[r].statementsPerSec.toFixed(0)} st/s\n`)
     }

@@ -61,6 +61,7 @@ async function main (argv) {
       storage,
       validator: createStatementValidator(config),
       importAuthority: { objectType: 'Agent', name: 'import', account: { homePage: config.authorityHomePage, name: 'import' } },
+      limits: { maxDepth: config.maxJsonDepth, maxStringLength: config.maxStringLength, maxStatementBytes: config.maxStatementBytes },
       checkpoints: fileCheckpoints(config.dataDir, { restart: values.restart }),
       onProgress: (p) => show(p),
       onReject: (r) => {

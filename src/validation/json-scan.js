@@ -24,6 +24,8 @@ const OPEN_BRACE = 0x7b
 const CLOSE_BRACE = 0x7d
 const OPEN_BRACKET = 0x5b
 const CLOSE_BRACKET = 0x5d
+const COMMA = 0x2c
+const SPACE = new Set([0x20, 0x09, 0x0a, 0x0d])
 
 // Index of the quote that closes the string opened at `open`.
 function endOfString (text, open) {
@@ -66,4 +68,52 @@ function scanJson (text, { maxDepth, maxStringLength }) {
   return texts
 }
 
-module.exports = { scanJson }
+// The text of one JSON object without some of its top-level members, or
+// null when one of them is not there as a plain key (an escaped key is
+// possible in JSON): the caller then serialises the parsed value instead.
+// The import keeps a statement's own text this way (dropping `stored` and
+// `authority`, which the store keeps apart) rather than paying for
+// JSON.stringify.
+function withoutMembers (text, keys) {
+  const spans = []
+  let depth = 0
+  let expectKey = false
+  let member = null
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (c === QUOTE) {
+      const close = endOfString(text, i)
+      if (depth === 1 && expectKey) {
+        expectKey = false
+        const key = text.slice(i + 1, close)
+        if (keys.includes(key)) member = { key, start: i }
+      }
+      i = close
+    } else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
+      if (depth === 0) expectKey = true
+      depth++
+    } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
+      depth--
+      if (depth === 0 && member) { spans.push({ ...member, end: i }); member = null }
+    } else if (c === COMMA && depth === 1) {
+      if (member) { spans.push({ ...member, end: i }); member = null }
+      expectKey = true
+    }
+  }
+  if (spans.length !== keys.length || new Set(spans.map((s) => s.key)).size !== keys.length) return null
+  let out = text
+  for (const { start, end } of spans.sort((a, b) => b.start - a.start)) {
+    let before = start - 1
+    while (SPACE.has(out.charCodeAt(before))) before--
+    if (out.charCodeAt(before) === COMMA) {
+      out = out.slice(0, before) + out.slice(end)
+    } else {
+      let after = end
+      while (SPACE.has(out.charCodeAt(after))) after++
+      out = out.slice(0, start) + out.slice(out.charCodeAt(after) === COMMA ? after + 1 : end)
+    }
+  }
+  return out
+}
+
+module.exports = { scanJson, withoutMembers }

@@ -17,8 +17,15 @@ const { BoundedMap } = require('../../lib/bounded-map')
 
 const CACHED_TERMS = 200000
 
+const hashes = new BoundedMap(CACHED_TERMS)
+
 function hashedAgent (key) {
-  return crypto.createHash('sha256').update(key).digest('base64url').slice(0, 24)
+  let hash = hashes.get(key)
+  if (hash === undefined) {
+    hash = crypto.createHash('sha256').update(key).digest('base64url').slice(0, 24)
+    hashes.set(key, hash)
+  }
+  return hash
 }
 
 // kind: 'a' | 'r' | 'u'

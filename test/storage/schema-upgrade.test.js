@@ -1,0 +1,42 @@
+'use strict'
+
+// A SQLite file made by schema 1 (agents in clear in the terms dictionary,
+// documents without their agent) is upgraded at start: its statements are
+// still found by agent, and no agent identifier is left in the dictionary.
+
+const { test } = require('node:test')
+const assert = require('node:assert/strict')
+const Database = require('better-sqlite3')
+const { startLrs, ENGINE } = require('../helpers/lrs')
+const { statement } = require('../helpers/statements')
+const { databaseFile } = require('../../src/storage/sqlite/open')
+const { hashedAgent } = require('../../src/storage/sqlite/terms')
+const { agentKey } = require('../../src/resources/agents/agent-keys')
+
+test('a schema 1 file is upgraded: agent terms hashed, documents get their agent column', { skip: ENGINE !== 'sqlite' && 'SQLite files only' }, async () => {
+  const first = await startLrs()
+  const s = statement({ context: { instructor: { mbox: 'mailto:teacher@example.com' } } })
+  assert.equal((await first.client('/statements', { method: 'POST', body: s })).status, 200)
+  const env = { ...first.storeEnv }
+  await first.close({ graceMs: 0 })
+
+  // Back to what schema 1 wrote.
+  const db = new Database(databaseFile(env.LRS_DATA_DIR))
+  const keys = [agentKey(s.actor), 'mbox:mailto:teacher@example.com']
+  const unhash = db.prepare('UPDATE terms SET term = ? WHERE term = ?')
+  for (const key of keys) for (const kind of ['a', 'r']) unhash.run(`${kind}:${key}`, `${kind}:${hashedAgent(key)}`)
+  db.exec('DROP INDEX documents_agent; ALTER TABLE documents DROP COLUMN agent')
+  db.pragma('user_version = 1')
+  assert.equal(db.prepare("SELECT count(*) FROM terms WHERE term LIKE '%mailto:%'").pluck().get(), 2)
+  db.close()
+
+  const upgraded = await startLrs(env)
+  const q = (v) => encodeURIComponent(JSON.stringify(v))
+  assert.equal((await upgraded.client(`/statements?agent=${q(s.actor)}`)).json.statements.length, 1)
+  assert.equal((await upgraded.client(`/statements?agent=${q({ mbox: 'mailto:teacher@example.com' })}&related_agents=true`)).json.statements.length, 1)
+  const check = new Database(databaseFile(env.LRS_DATA_DIR), { readonly: true })
+  assert.equal(check.prepare("SELECT count(*) FROM terms WHERE term LIKE '%mailto:%'").pluck().get(), 0)
+  assert.equal(check.pragma('user_version', { simple: true }), 2)
+  assert.ok(check.prepare('SELECT name FROM pragma_table_info(?)').pluck().all('documents').includes('agent'))
+  check.close()
+})
