@@ -42,10 +42,10 @@ function median (values) {
 }
 
 // An export-like NDJSON file: each statement with id, stored and authority.
-function writeFile (file) {
-  const start = Date.now() - COUNT
+function writeFile (file, count) {
+  const start = Date.now() - count
   const lines = []
-  for (let i = 0; i < COUNT; i++) {
+  for (let i = 0; i < count; i++) {
     lines.push(JSON.stringify({ ...scormStatement(i), id: crypto.randomUUID(), authority: AUTHORITY, stored: new Date(start + i).toISOString(), version: '1.0.0' }))
   }
   fs.writeFileSync(file, lines.join('\n') + '\n')
@@ -78,7 +78,7 @@ async function runRaw (lines) {
   }
 }
 
-async function runImport (file) {
+async function runImport (file, count) {
   const store = await startStore(ENGINE)
   try {
     const child = spawn(process.execPath, ['--max-semi-space-size=64', path.join(ROOT, 'src/transfer/import-cli.js'), file], { env: { ...process.env, ...store.lrsEnv, LRS_DATA_DIR: store.dataDir || fs.mkdtempSync(path.join(os.tmpdir(), 'lrs-bench-import-')), LRS_LOG_LEVEL: 'warn' } })
@@ -91,7 +91,7 @@ async function runImport (file) {
     // The CLI's own timing starts when the store is open, like the raw run's.
     const m = out.match(/(\d+) statements in ([\d.]+) s/)
     const stored = await store.count()
-    if (stored !== COUNT) throw new Error(`import stored ${stored} of ${COUNT}`)
+    if (stored !== count) throw new Error(`import stored ${stored} of ${count}`)
     return { statementsPerSec: Number(m[1]) / Number(m[2]), seconds: Number(m[2]), wallSeconds }
   } finally {
     await store.stop()
@@ -123,40 +123,56 @@ async function runApi (lines) {
   }
 }
 
-async function main () {
+// Returns { runs: { raw, import, api }, summary } (rates in statements/s).
+async function bulkLoad ({ count = COUNT, repeat = REPEAT, onRun = () => {} } = {}) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lrs-bench-bulk-'))
   const file = path.join(dir, 'statements.ndjson')
   try {
-    const lines = writeFile(file)
-    process.stdout.write(`${ENGINE}: ${COUNT} statements, ${(fs.statSync(file).size / COUNT).toFixed(0)} bytes each, ${REPEAT} alternating repetitions\n`)
+    const lines = writeFile(file, count)
     const runs = { raw: [], import: [], api: [] }
     // Each run starts with the page cache flushed: the previous run's
     // files (deleted, but still being written back) would otherwise compete
     // with this run's fsyncs.
     const clean = () => execFileSync('sync')
-    for (let r = 0; r < REPEAT; r++) {
+    for (let r = 0; r < repeat; r++) {
       clean()
       runs.raw.push(await runRaw(lines))
       clean()
-      runs.import.push(await runImport(file))
+      runs.import.push(await runImport(file, count))
       clean()
       runs.api.push(await runApi(lines))
-      process.stdout.write(`  #${r + 1}: raw ${runs.raw[r].statementsPerSec.toFixed(0)} st/s, import ${runs.import[r].statementsPerSec.toFixed(0)} st/s (wall ${runs.import[r].wallSeconds.toFixed(1)} s), api ${runs.api[r].statementsPerSec.toFixed(0)} st/s\n`)
+      onRun(r, { raw: runs.raw[r], import: runs.import[r], api: runs.api[r] })
     }
     const rate = (k) => median(runs[k].map((x) => x.statementsPerSec))
     const summary = { raw: rate('raw'), import: rate('import'), api: rate('api') }
     summary.importVsRaw = summary.import / summary.raw
     summary.importVsApi = summary.import / summary.api
-    process.stdout.write(`median: raw ${summary.raw.toFixed(0)} st/s, import ${summary.import.toFixed(0)} st/s, POST /statements ${summary.api.toFixed(0)} st/s; ` +
-      `import/raw ${(summary.importVsRaw * 100).toFixed(0)} %, import/API ${summary.importVsApi.toFixed(2)} x\n`)
-    const out = { date: new Date().toISOString(), engine: ENGINE, statements: COUNT, repeat: REPEAT, machine: { cpus: os.cpus().length, node: process.version }, runs, summary }
-    process.stdout.write(`wrote ${path.relative(process.cwd(), saveResult('bulk-load', out))}\n`)
+    return { engine: ENGINE, statements: count, repeat, bytesPerStatement: Math.round(fs.statSync(file).size / count), runs, summary }
   } finally {
     fs.rmSync(dir, { recursive: true, force: true })
   }
 }
 
-main().catch((err) => {
-  process.stderr.write(`bench failed: ${err.stack || err.message}\n`)
-  process.exit(1)
-})
+function summaryLine ({ summary: s }) {
+  return `median: raw ${s.raw.toFixed(0)} st/s, import ${s.import.toFixed(0)} st/s, POST /statements ${s.api.toFixed(0)} st/s; ` +
+    `import/raw ${(s.importVsRaw * 100).toFixed(0)} %, import/API ${s.importVsApi.toFixed(2)} x`
+}
+
+async function main () {
+  process.stdout.write(`${ENGINE}: ${COUNT} statements, ${REPEAT} alternating repetitions\n`)
+  const result = await bulkLoad({
+    onRun: (r, x) => process.stdout.write(`  #${r + 1}: raw ${x.raw.statementsPerSec.toFixed(0)} st/s, import ${x.import.statementsPerSec.toFixed(0)} st/s (wall ${x.import.wallSeconds.toFixed(1)} s), api ${x.api.statementsPerSec.toFixed(0)} st/s\n`)
+  })
+  process.stdout.write(summaryLine(result) + '\n')
+  const out = { date: new Date().toISOString(), machine: { cpus: os.cpus().length, node: process.version }, ...result }
+  process.stdout.write(`wrote ${path.relative(process.cwd(), saveResult('bulk-load', out))}\n`)
+}
+
+if (require.main === module) {
+  main().catch((err) => {
+    process.stderr.write(`bench failed: ${err.stack || err.message}\n`)
+    process.exit(1)
+  })
+}
+
+module.exports = { bulkLoad, summaryLine }

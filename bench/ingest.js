@@ -37,7 +37,7 @@ function bodies (batch) {
   return out
 }
 
-async function runLrs (lrs, { batch, connections }) {
+async function runLrs (lrs, { batch, connections, duration = DURATION, auth = 'bench:bench-secret' }) {
   const pool = bodies(batch)
   let next = 0
   const workers = lrs.workerPids()
@@ -46,11 +46,11 @@ async function runLrs (lrs, { batch, connections }) {
     url: lrs.url + '/xapi/statements',
     method: 'POST',
     connections,
-    duration: DURATION,
+    duration,
     headers: {
       'Content-Type': 'application/json',
       'X-Experience-API-Version': '1.0.3',
-      Authorization: 'Basic ' + Buffer.from('bench:bench-secret').toString('base64')
+      Authorization: 'Basic ' + Buffer.from(auth).toString('base64')
     },
     requests: [{ setupRequest: (req) => ({ ...req, body: pool[next++ % POOL] }) }]
   })
@@ -68,9 +68,9 @@ async function runLrs (lrs, { batch, connections }) {
 }
 
 // The engine's own write path, fed the same records the LRS would build.
-async function runRaw (storage, { batch, connections }) {
+async function runRaw (storage, { batch, connections, duration = DURATION }) {
   const pool = bodies(batch).map((b) => JSON.parse(b))
-  const deadline = Date.now() + DURATION * 1000
+  const deadline = Date.now() + duration * 1000
   let stored = 0
   let next = 0
   let buildCpu = 0
@@ -108,27 +108,42 @@ async function openRawStorage (engine) {
 
 function line (engine, row) {
   const { lrs: l, raw: r } = row
+  if (!r) return `${engine.padEnd(8)} batch ${String(row.batch).padStart(3)} conns ${String(row.connections).padStart(3)}: LRS ${l.statementsPerSec.toFixed(0).padStart(6)} st/s, p50 ${l.latencyMs.p50} ms, p99 ${l.latencyMs.p99} ms, non-2xx ${l.non2xx}, errors ${l.errors}\n`
   return `${engine.padEnd(8)} batch ${String(row.batch).padStart(3)} conns ${String(row.connections).padStart(3)}: LRS ${l.statementsPerSec.toFixed(0).padStart(6)} st/s, ` +
     `engine alone ${r.statementsPerSec.toFixed(0).padStart(6)} st/s, ratio ${(row.ratio * 100).toFixed(0).padStart(3)} %, ` +
     `LRS CPU ${l.cpuMicrosPerStatement ? l.cpuMicrosPerStatement.toFixed(0) : '-'} us/st (engine's write ${r.engineCpuMicrosPerStatement.toFixed(0)}, ${(row.engineShare * 100).toFixed(0)} %), ` +
     `p50 ${l.latencyMs.p50} ms, p99 ${l.latencyMs.p99} ms, non-2xx ${l.non2xx}, errors ${l.errors}\n`
 }
 
-async function main () {
+// The sweep: per engine, every batch size and connection count, the LRS
+// and the engine alone alternating. `url`: a running LRS instead (no
+// engine-alone figure then; `auth` its credentials). Returns the runs.
+async function ingestSweep ({ engines = ENGINES, batches = BATCHES, connections: connectionCounts = CONNECTIONS, duration = DURATION, url = null, auth = 'bench:bench-secret', onRow = () => {} } = {}) {
   const runs = []
-  for (const engine of ENGINES) {
+  if (url) {
+    const scenarios = []
+    for (const batch of batches) {
+      for (const connections of connectionCounts) {
+        const row = { batch, connections, lrs: await runLrs({ url, workerPids: () => [] }, { batch, connections, duration, auth }) }
+        scenarios.push(row)
+        onRow('remote', row)
+      }
+    }
+    return [{ engine: 'remote', url, scenarios }]
+  }
+  for (const engine of engines) {
     const store = await startStore(engine)
     const lrs = await startLrs({ store })
     const raw = await openRawStorage(engine)
     const scenarios = []
     try {
-      for (const batch of BATCHES) {
-        for (const connections of CONNECTIONS) {
-          const l = await runLrs(lrs, { batch, connections })
-          const r = await runRaw(raw.storage, { batch, connections })
+      for (const batch of batches) {
+        for (const connections of connectionCounts) {
+          const l = await runLrs(lrs, { batch, connections, duration, auth })
+          const r = await runRaw(raw.storage, { batch, connections, duration })
           const row = { batch, connections, lrs: l, raw: r, ratio: l.statementsPerSec / r.statementsPerSec, engineShare: l.cpuMicrosPerStatement ? r.engineCpuMicrosPerStatement / l.cpuMicrosPerStatement : null }
           scenarios.push(row)
-          process.stdout.write(line(engine, row))
+          onRow(engine, row)
         }
       }
     } finally {
@@ -139,10 +154,14 @@ async function main () {
     const bytes = store.bytesOnDisk()
     await store.stop()
     const acknowledged = scenarios.reduce((sum, s) => sum + s.lrs.statements, 0)
-    const run = { engine, acknowledged, stored, bytesOnDisk: bytes, bytesPerStatement: bytes && stored ? Math.round(bytes / stored) : null, scenarios }
-    runs.push(run)
-    process.stdout.write(`${engine}: acknowledged ${acknowledged}, stored ${stored}, ${run.bytesPerStatement ?? '-'} bytes on disk per statement\n`)
+    runs.push({ engine, acknowledged, stored, bytesOnDisk: bytes, bytesPerStatement: bytes && stored ? Math.round(bytes / stored) : null, scenarios })
   }
+  return runs
+}
+
+async function main () {
+  const runs = await ingestSweep({ onRow: (engine, row) => process.stdout.write(line(engine, row)) })
+  for (const run of runs) process.stdout.write(`${run.engine}: acknowledged ${run.acknowledged}, stored ${run.stored}, ${run.bytesPerStatement ?? '-'} bytes on disk per statement\n`)
   const out = {
     date: new Date().toISOString(),
     durationSec: DURATION,
@@ -154,7 +173,11 @@ async function main () {
   process.stdout.write(`wrote ${path.relative(process.cwd(), file)}\n`)
 }
 
-main().catch((err) => {
-  process.stderr.write(`bench failed: ${err.stack || err.message}\n`)
-  process.exit(1)
-})
+if (require.main === module) {
+  main().catch((err) => {
+    process.stderr.write(`bench failed: ${err.stack || err.message}\n`)
+    process.exit(1)
+  })
+}
+
+module.exports = { ingestSweep, line }

@@ -1,0 +1,92 @@
+'use strict'
+
+// The load-testing product: `npm run bench` runs the quick profile (under
+// five minutes on a 2-core machine), `npm run bench -- --full` the full one
+// (three repetitions, more sizes), `npm run bench -- ingest` one scenario.
+// By default it starts everything itself on 127.0.0.1 (the LRS the README
+// way, on a fresh store per run) and stops it; `--url http://host:8080
+// --user KEY --password SECRET` measures a running deployment instead
+// (the scenarios that need the store itself are skipped then).
+//
+// Every run writes bench/results/<date-time>/: results.json, report.md
+// (machine, versions, settings, every figure, how to reproduce) and
+// plots/*.svg, which the report embeds.
+
+const fs = require('node:fs')
+const os = require('node:os')
+const path = require('node:path')
+const { parseArgs } = require('node:util')
+const { execFileSync } = require('node:child_process')
+const { scenarios } = require('./scenarios')
+const { renderSvg } = require('./plots')
+const { writeReport } = require('./bench-report')
+
+function gitCommit () {
+  try {
+    return execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: __dirname, encoding: 'utf8' }).trim()
+  } catch {
+    return null
+  }
+}
+
+function machine () {
+  const cpus = os.cpus()
+  return {
+    cpus: cpus.length,
+    cpuModel: cpus[0] && cpus[0].model,
+    memoryGiB: Math.round(os.totalmem() / 2 ** 30),
+    os: `${os.type()} ${os.release()}`,
+    node: process.version,
+    lrs: require('../package.json').version,
+    commit: gitCommit()
+  }
+}
+
+async function main (argv) {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { full: { type: 'boolean' }, url: { type: 'string' }, user: { type: 'string' }, password: { type: 'string' }, engine: { type: 'string' } }
+  })
+  const unknown = positionals.filter((p) => !scenarios[p])
+  if (unknown.length) throw new Error(`unknown scenario ${unknown.join(', ')}; known: ${Object.keys(scenarios).join(', ')}`)
+  const profile = values.full ? 'full' : 'quick'
+  const target = values.url
+    ? { url: values.url.replace(/\/+$/, ''), auth: `${values.user || ''}:${values.password || ''}` }
+    : { engine: values.engine || 'sqlite' }
+  const names = positionals.length ? positionals : Object.keys(scenarios)
+  const started = new Date()
+  const dir = path.join(__dirname, 'results', started.toISOString().replace(/[:.]/g, '-'))
+  fs.mkdirSync(path.join(dir, 'plots'), { recursive: true })
+  const progress = (text) => process.stdout.write(`[${((Date.now() - started) / 1000).toFixed(0).padStart(4)} s] ${text}\n`)
+  progress(`bench ${profile} profile, ${target.url ? `against ${target.url}` : `${target.engine} engine on 127.0.0.1`}: ${names.join(', ')}`)
+
+  const sections = []
+  for (const name of names) {
+    const scenario = scenarios[name]
+    if (target.url && !scenario.remote) {
+      progress(`${name}: skipped (it needs the store itself, not only the LRS's URL)`)
+      sections.push({ name, title: scenario.title, question: scenario.question, skipped: 'needs the store itself; run without --url' })
+      continue
+    }
+    progress(`${name}: ${scenario.title}`)
+    const section = await scenario.run({ profile, target, progress })
+    const plots = []
+    for (const plot of section.plots || []) {
+      const file = `plots/${name}-${plot.name}.svg`
+      fs.writeFileSync(path.join(dir, file), await renderSvg(plot.spec))
+      plots.push({ title: plot.title, file })
+    }
+    sections.push({ name, title: scenario.title, question: scenario.question, ...section, plots })
+  }
+
+  const results = { date: started.toISOString(), profile, target: { ...target, auth: undefined }, machine: machine(), command: argv.length ? `npm run bench -- ${argv.join(' ')}` : 'npm run bench', sections }
+  fs.writeFileSync(path.join(dir, 'results.json'), JSON.stringify(results, null, 2))
+  writeReport(path.join(dir, 'report.md'), results)
+  progress(`wrote ${path.relative(process.cwd(), dir)}/ (report.md, results.json, plots/)`)
+}
+
+main(process.argv.slice(2)).catch((err) => {
+  process.stderr.write(`bench failed: ${err.stack || err.message}\n`)
+  process.exit(1)
+})

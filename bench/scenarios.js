@@ -1,0 +1,104 @@
+'use strict'
+
+// The scenarios of `npm run bench`, each answering one study's question
+// (../shared/seeds/). run({ profile, target, progress }) returns the
+// section of the report: settings, figures, a table, plots (Vega-Lite).
+
+const { ingestSweep } = require('./ingest')
+const { bulkLoad } = require('./bulk-load')
+
+const PROFILES = {
+  ingest: {
+    quick: { engines: ['sqlite'], batches: [1, 5, 20, 100], connections: [10], duration: 4 },
+    full: { engines: ['sqlite', 'ferretdb'], batches: [1, 5, 20, 100], connections: [10, 100], duration: 10 }
+  },
+  bulkLoad: {
+    quick: { count: 20000, repeat: 1 },
+    full: { count: 50000, repeat: 3 }
+  }
+}
+
+const round = (x) => (x === null || x === undefined ? null : Math.round(x))
+
+const ingest = {
+  title: 'Ingest sweep',
+  question: 'Statements per second and latency over batch sizes and connections, against the engine\'s own insert ceiling in the same run (the Veracity and Abacus studies).',
+  remote: true,
+  async run ({ profile, target, progress }) {
+    const settings = { ...PROFILES.ingest[profile], ...(target.engine && { engines: profile === 'full' ? PROFILES.ingest.full.engines : [target.engine] }) }
+    const runs = await ingestSweep({
+      ...settings,
+      url: target.url || null,
+      auth: target.auth,
+      onRow: (engine, row) => progress(`  ${engine} batch ${row.batch} x ${row.connections} connections: LRS ${round(row.lrs.statementsPerSec)} st/s` +
+        (row.raw ? `, engine alone ${round(row.raw.statementsPerSec)} st/s` : '') + `, P99 ${row.lrs.latencyMs.p99} ms`)
+    })
+    const rows = runs.flatMap((run) => run.scenarios.map((s) => ({
+      engine: run.engine,
+      batch: s.batch,
+      connections: s.connections,
+      lrsStatementsPerSec: round(s.lrs.statementsPerSec),
+      engineAloneStatementsPerSec: s.raw ? round(s.raw.statementsPerSec) : null,
+      ratio: s.ratio ? Math.round(s.ratio * 100) / 100 : null,
+      p50Ms: s.lrs.latencyMs.p50,
+      p99Ms: s.lrs.latencyMs.p99,
+      lrsCpuMicrosPerStatement: round(s.lrs.cpuMicrosPerStatement),
+      non2xx: s.lrs.non2xx
+    })))
+    const points = rows.flatMap((r) => [
+      { series: `${r.engine} LRS, ${r.connections} conns`, batch: r.batch, rate: r.lrsStatementsPerSec },
+      ...(r.engineAloneStatementsPerSec ? [{ series: `${r.engine} engine alone, ${r.connections} conns`, batch: r.batch, rate: r.engineAloneStatementsPerSec }] : [])
+    ])
+    return {
+      settings,
+      figures: { bytesPerStatement: Object.fromEntries(runs.map((r) => [r.engine, r.bytesPerStatement ?? null])) },
+      table: rows,
+      plots: [{
+        name: 'throughput',
+        title: 'Throughput vs batch size',
+        spec: {
+          data: { values: points },
+          mark: { type: 'line', point: true },
+          encoding: {
+            x: { field: 'batch', type: 'ordinal', title: 'statements per request', axis: { labelAngle: 0 } },
+            y: { field: 'rate', type: 'quantitative', title: 'statements/s' },
+            color: { field: 'series', type: 'nominal', title: null, legend: { labelLimit: 400 } }
+          }
+        }
+      }]
+    }
+  }
+}
+
+const bulk = {
+  title: 'Bulk load',
+  question: 'How fast does a trusted loader (npm run import) fill a store, against the same file through POST /statements and the engine\'s raw insert (the Ed-Fi study)?',
+  remote: false,
+  async run ({ profile, target, progress }) {
+    const settings = PROFILES.bulkLoad[profile]
+    process.env.BENCH_ENGINE = target.engine
+    const result = await bulkLoad({
+      ...settings,
+      onRun: (r, x) => progress(`  #${r + 1}: raw ${round(x.raw.statementsPerSec)} st/s, import ${round(x.import.statementsPerSec)} st/s, POST ${round(x.api.statementsPerSec)} st/s`)
+    })
+    const s = result.summary
+    return {
+      settings: { ...settings, engine: target.engine },
+      figures: { rawStatementsPerSec: round(s.raw), importStatementsPerSec: round(s.import), apiStatementsPerSec: round(s.api), importVsRaw: Math.round(s.importVsRaw * 100) / 100, importVsApi: Math.round(s.importVsApi * 100) / 100 },
+      table: ['raw', 'import', 'api'].flatMap((k) => result.runs[k].map((x, i) => ({ way: k, repetition: i + 1, statementsPerSec: round(x.statementsPerSec), seconds: Math.round(x.seconds * 10) / 10 }))),
+      plots: [{
+        name: 'rates',
+        title: 'Records per second, median',
+        spec: {
+          data: { values: [{ way: 'engine raw insert', rate: round(s.raw) }, { way: 'npm run import', rate: round(s.import) }, { way: 'POST /statements', rate: round(s.api) }] },
+          mark: 'bar',
+          encoding: { x: { field: 'way', type: 'nominal', title: null, sort: null, axis: { labelAngle: 0 } }, y: { field: 'rate', type: 'quantitative', title: 'statements/s' } }
+        }
+      }]
+    }
+  }
+}
+
+const scenarios = { ingest, 'bulk-load': bulk }
+
+module.exports = { scenarios }
