@@ -58,8 +58,8 @@ async function openRaw (store) {
   return storage
 }
 
-async function runRaw (lines) {
-  const store = await startStore(ENGINE)
+async function runRaw (lines, engine) {
+  const store = await startStore(engine)
   const storage = await openRaw(store)
   try {
     const records = lines.map((l) => {
@@ -78,8 +78,8 @@ async function runRaw (lines) {
   }
 }
 
-async function runImport (file, count) {
-  const store = await startStore(ENGINE)
+async function runImport (file, count, engine) {
+  const store = await startStore(engine)
   try {
     const child = spawn(process.execPath, ['--max-semi-space-size=64', path.join(ROOT, 'src/transfer/import-cli.js'), file], { env: { ...process.env, ...store.lrsEnv, LRS_DATA_DIR: store.dataDir || fs.mkdtempSync(path.join(os.tmpdir(), 'lrs-bench-import-')), LRS_LOG_LEVEL: 'warn' } })
     let out = ''
@@ -98,8 +98,8 @@ async function runImport (file, count) {
   }
 }
 
-async function runApi (lines) {
-  const store = await startStore(ENGINE)
+async function runApi (lines, engine) {
+  const store = await startStore(engine)
   const lrs = await startLrs({ store })
   try {
     const bodies = []
@@ -124,7 +124,7 @@ async function runApi (lines) {
 }
 
 // Returns { runs: { raw, import, api }, summary } (rates in statements/s).
-async function bulkLoad ({ count = COUNT, repeat = REPEAT, onRun = () => {} } = {}) {
+async function bulkLoad ({ count = COUNT, repeat = REPEAT, engine = ENGINE, onRun = () => {} } = {}) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lrs-bench-bulk-'))
   const file = path.join(dir, 'statements.ndjson')
   try {
@@ -136,18 +136,18 @@ async function bulkLoad ({ count = COUNT, repeat = REPEAT, onRun = () => {} } = 
     const clean = () => execFileSync('sync')
     for (let r = 0; r < repeat; r++) {
       clean()
-      runs.raw.push(await runRaw(lines))
+      runs.raw.push(await runRaw(lines, engine))
       clean()
-      runs.import.push(await runImport(file, count))
+      runs.import.push(await runImport(file, count, engine))
       clean()
-      runs.api.push(await runApi(lines))
+      runs.api.push(await runApi(lines, engine))
       onRun(r, { raw: runs.raw[r], import: runs.import[r], api: runs.api[r] })
     }
     const rate = (k) => median(runs[k].map((x) => x.statementsPerSec))
     const summary = { raw: rate('raw'), import: rate('import'), api: rate('api') }
     summary.importVsRaw = summary.import / summary.raw
     summary.importVsApi = summary.import / summary.api
-    return { engine: ENGINE, statements: count, repeat, bytesPerStatement: Math.round(fs.statSync(file).size / count), runs, summary }
+    return { engine, statements: count, repeat, bytesPerStatement: Math.round(fs.statSync(file).size / count), runs, summary }
   } finally {
     fs.rmSync(dir, { recursive: true, force: true })
   }

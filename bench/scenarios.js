@@ -76,9 +76,9 @@ const bulk = {
   remote: false,
   async run ({ profile, target, progress }) {
     const settings = PROFILES.bulkLoad[profile]
-    process.env.BENCH_ENGINE = target.engine
     const result = await bulkLoad({
       ...settings,
+      engine: target.engine,
       onRun: (r, x) => progress(`  #${r + 1}: raw ${round(x.raw.statementsPerSec)} st/s, import ${round(x.import.statementsPerSec)} st/s, POST ${round(x.api.statementsPerSec)} st/s`)
     })
     const s = result.summary
