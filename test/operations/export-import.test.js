@@ -129,7 +129,8 @@ test('a JSON array file imports; bad statements are rejected with their reasons 
 })
 
 test('an interrupted import resumes where it stopped', async () => {
-  const count = ENGINE === 'mongodb' ? 4000 : 8000
+  // FerretDB scans its whole collection for every query: fewer there.
+  const count = ENGINE === 'mongodb' ? 2500 : 8000
   const lines = Array.from({ length: count }, () => JSON.stringify({ ...statement(), id: crypto.randomUUID(), stored: new Date(Date.now() - 3600e3).toISOString() }))
   const file = tempFile('big.ndjson')
   fs.writeFileSync(file, lines.join('\n') + '\n')
@@ -146,7 +147,7 @@ test('an interrupted import resumes where it stopped', async () => {
   assert.equal(second.code, 0, second.stderr)
   assert.match(second.stdout, /resumed at byte [1-9]/)
   const lrs = await startLrs({ ...store })
-  const n = (await allStatements(lrs)).length
-  assert.equal(n, count)
+  const exported = await lrs.http('/admin/statements/export')
+  assert.equal(exported.text.trim().split('\n').length, count)
   assert.deepEqual(fs.readdirSync(checkpoints).filter((f) => f.endsWith('.json')), []) // done: no checkpoint left
 })
