@@ -13,15 +13,32 @@ const { freePort } = require('../test/support/free-port')
 const ROOT = path.join(__dirname, '..')
 
 
-async function waitReady (url, timeoutMs) {
+// Ready means every worker is: PM2 starts them one after the other (each
+// waits for the previous one's ready signal), and the first answers
+// /health/ready long before the last has started, so a measurement begun
+// then would run on fewer workers. PM2 marks a worker online only once it
+// signalled ready (wait_ready).
+async function waitReady (url, { pm2Home, instances, timeoutMs }) {
   const deadline = Date.now() + timeoutMs
   while (Date.now() < deadline) {
     try {
-      if ((await fetch(url + '/health/ready')).ok) return
+      if ((await fetch(url + '/health/ready')).ok && onlineWorkers(pm2Home) >= instances) return
     } catch {}
     await new Promise((resolve) => setTimeout(resolve, 200))
   }
-  throw new Error(`LRS not ready at ${url} within ${timeoutMs} ms`)
+  throw new Error(`LRS not ready at ${url} with ${instances} workers within ${timeoutMs} ms`)
+}
+
+function onlineWorkers (pm2Home) {
+  const out = execFileSync(process.execPath, [path.join(ROOT, 'node_modules/pm2/bin/pm2'), 'jlist'], { env: { ...process.env, PM2_HOME: pm2Home }, encoding: 'utf8' })
+  const list = JSON.parse(out.slice(out.indexOf('[')))
+  return list.filter((p) => p.name === 'lrs' && p.pm2_env.status === 'online').length
+}
+
+function instanceCount (setting) {
+  if (!setting || setting === 'max') return os.cpus().length
+  const n = Number(setting)
+  return n > 0 ? n : Math.max(1, os.cpus().length + n)
 }
 
 async function startLrs ({ store, env = {} }) {
@@ -43,7 +60,7 @@ async function startLrs ({ store, env = {} }) {
     }
   })
   const url = `http://127.0.0.1:${port}`
-  await waitReady(url, 60000)
+  await waitReady(url, { pm2Home, instances: instanceCount(env.LRS_INSTANCES || process.env.LRS_INSTANCES), timeoutMs: 60000 })
   return {
     url,
     pid: child.pid,
