@@ -6,11 +6,16 @@
 
 const { ingestSweep } = require('./ingest')
 const { bulkLoad } = require('./bulk-load')
+const { overloadRamp } = require('./overload-ramp')
 
 const PROFILES = {
   ingest: {
     quick: { engines: ['sqlite'], batches: [1, 5, 20, 100], connections: [10], duration: 4 },
     full: { engines: ['sqlite', 'ferretdb'], batches: [1, 5, 20, 100], connections: [10, 100], duration: 10 }
+  },
+  overload: {
+    quick: { connections: [5, 10, 25, 50, 100, 200], seconds: 5 },
+    full: { connections: [5, 10, 25, 50, 100, 200, 400, 800], seconds: 15 }
   },
   bulkLoad: {
     quick: { count: 20000, repeat: 1 },
@@ -99,6 +104,51 @@ const bulk = {
   }
 }
 
-const scenarios = { ingest, 'bulk-load': bulk }
+const overload = {
+  title: 'Overload ramp',
+  question: 'Connections sending 20-statement batches back to back, rising until the LRS refuses work and beyond: does it keep its accepted throughput and latency, refuse with 429 only (never 5xx), and bound its memory (the Abacus study)?',
+  remote: true,
+  async run ({ profile, target, progress }) {
+    const settings = PROFILES.overload[profile]
+    const steps = await overloadRamp({
+      ...settings,
+      target,
+      onStep: (s) => progress(`  ${s.connections} connections: ${s.acceptedStatementsPerSec} st/s accepted, 429 ${(s.share429 * 100).toFixed(0)} %, P99 ${s.p99Ms} ms, 5xx ${s.fiveXX}, RSS ${s.workersRssMiB ?? '-'} MiB`)
+    })
+    const long = steps.flatMap((s) => [
+      { connections: s.connections, measure: 'accepted statements/s', value: s.acceptedStatementsPerSec },
+      { connections: s.connections, measure: 'P99 of accepted requests (ms)', value: s.p99Ms },
+      { connections: s.connections, measure: '429 share (%)', value: Math.round(s.share429 * 100) },
+      ...(s.workersRssMiB ? [{ connections: s.connections, measure: 'workers RSS (MiB)', value: s.workersRssMiB }] : [])
+    ])
+    return {
+      settings: { ...settings, batch: 20 },
+      figures: {
+        peakAcceptedStatementsPerSec: Math.max(...steps.map((s) => s.acceptedStatementsPerSec)),
+        firstConnectionsWith429: (steps.find((s) => s.share429 > 0) || {}).connections ?? null,
+        fiveXX: steps.reduce((n, s) => n + s.fiveXX, 0),
+        maxGeneratorCpuShare: Math.max(...steps.map((s) => s.generatorCpuShare))
+      },
+      table: steps,
+      plots: [{
+        name: 'ramp',
+        title: 'Accepted throughput, P99, 429 share and memory against connections',
+        spec: {
+          data: { values: long },
+          mark: { type: 'line', point: true },
+          encoding: {
+            x: { field: 'connections', type: 'quantitative', scale: { type: 'log' }, title: 'connections (closed loop)' },
+            y: { field: 'value', type: 'quantitative', title: null },
+            row: { field: 'measure', type: 'nominal', title: null }
+          },
+          resolve: { scale: { y: 'independent' } },
+          height: 120
+        }
+      }]
+    }
+  }
+}
+
+const scenarios = { ingest, overload, 'bulk-load': bulk }
 
 module.exports = { scenarios }
