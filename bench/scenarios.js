@@ -7,11 +7,16 @@
 const { ingestSweep } = require('./ingest')
 const { bulkLoad } = require('./bulk-load')
 const { overloadRamp } = require('./overload-ramp')
+const { soak } = require('./soak')
 
 const PROFILES = {
   ingest: {
     quick: { engines: ['sqlite'], batches: [1, 5, 20, 100], connections: [10], duration: 4 },
     full: { engines: ['sqlite', 'ferretdb'], batches: [1, 5, 20, 100], connections: [10, 100], duration: 10 }
+  },
+  soak: {
+    quick: { seconds: 60, windowSeconds: 5 },
+    full: { seconds: 600, windowSeconds: 10 }
   },
   overload: {
     quick: { connections: [5, 10, 25, 50, 100, 200], seconds: 5 },
@@ -149,6 +154,53 @@ const overload = {
   }
 }
 
-const scenarios = { ingest, overload, 'bulk-load': bulk }
+const soakScenario = {
+  title: 'Soak',
+  question: 'Sustained ingest (10 connections, 20-statement batches): do throughput and P99 hold over time, and does the store read anything back while writing (the Veracity study, where readback halved throughput)?',
+  remote: true,
+  async run ({ profile, target, progress }) {
+    const settings = PROFILES.soak[profile]
+    const windows = await soak({
+      ...settings,
+      target,
+      onWindow: (w) => progress(`  ${w.atSeconds} s: ${w.statementsPerSec} st/s, P99 ${w.p99Ms} ms` + (w.storeReadsPerSec === null ? '' : `, store reads ${w.storeReadsPerSec}/s (${w.storeReadsPerStatement} per statement)`))
+    })
+    const rates = windows.map((w) => w.statementsPerSec).sort((a, b) => a - b)
+    const long = windows.flatMap((w) => [
+      { atSeconds: w.atSeconds, measure: 'statements/s', value: w.statementsPerSec },
+      { atSeconds: w.atSeconds, measure: 'P99 (ms)', value: w.p99Ms },
+      ...(w.storeReadsPerStatement === null ? [] : [{ atSeconds: w.atSeconds, measure: 'store reads per statement written', value: w.storeReadsPerStatement }])
+    ])
+    return {
+      settings: { ...settings, connections: 10, batch: 20 },
+      figures: {
+        medianStatementsPerSec: rates[Math.floor(rates.length / 2)],
+        lowestWindowStatementsPerSec: rates[0],
+        highestP99Ms: Math.max(...windows.map((w) => w.p99Ms || 0)),
+        storeReadsPerStatement: windows.some((w) => w.storeReadsPerStatement !== null)
+          ? Math.max(...windows.map((w) => w.storeReadsPerStatement || 0))
+          : 'not measured: the engine reports no operation counters (SQLite runs inside the LRS)'
+      },
+      table: windows,
+      plots: [{
+        name: 'over-time',
+        title: 'Throughput, P99 and store reads over time',
+        spec: {
+          data: { values: long },
+          mark: { type: 'line', point: true },
+          encoding: {
+            x: { field: 'atSeconds', type: 'quantitative', title: 'seconds' },
+            y: { field: 'value', type: 'quantitative', title: null },
+            row: { field: 'measure', type: 'nominal', title: null }
+          },
+          resolve: { scale: { y: 'independent' } },
+          height: 120
+        }
+      }]
+    }
+  }
+}
+
+const scenarios = { ingest, soak: soakScenario, overload, 'bulk-load': bulk }
 
 module.exports = { scenarios }
