@@ -20,7 +20,8 @@ const { credentialsRepository } = require('./credentials')
 const { outboxRepository } = require('./outbox')
 const { settingsRepository } = require('./settings')
 
-function openSqliteStorage (config, logger) {
+// `hooks.walLimitBytes`: tests only, a smaller WAL bound (writer-thread.js).
+function openSqliteStorage (config, logger, { hooks = {} } = {}) {
   const db = openDatabase(config.dataDir)
   db.exec('BEGIN IMMEDIATE') // the workers of one LRS start together: one makes the schema
   try {
@@ -31,7 +32,7 @@ function openSqliteStorage (config, logger) {
     throw err
   }
   db.pragma('query_only = ON')
-  const writer = startWriter(config.dataDir, logger)
+  const writer = startWriter(config.dataDir, logger, { walLimitBytes: hooks.walLimitBytes })
   const ready = writer.ready.then(() => logger.info({ file: databaseFile(config.dataDir) }, 'database ready'))
   ready.catch((err) => logger.error({ err }, 'database writer failed to start'))
   const options = { writer }
