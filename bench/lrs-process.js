@@ -66,11 +66,15 @@ async function startLrs ({ store, env = {} }) {
     pid: child.pid,
     pm2Home,
     workerPids: () => childPids(child.pid).filter((pid) => commandLine(pid).includes('src/server.js')),
-    stop: () => new Promise((resolve) => {
-      if (child.exitCode !== null) return resolve()
-      child.once('exit', resolve)
-      child.kill('SIGINT')
-    })
+    async stop () {
+      if (child.exitCode === null) {
+        await new Promise((resolve) => {
+          child.once('exit', resolve)
+          child.kill('SIGINT')
+        })
+      }
+      fs.rmSync(pm2Home, { recursive: true, force: true })
+    }
   }
 }
 
