@@ -8,6 +8,7 @@ const { ingestSweep } = require('./ingest')
 const { bulkLoad } = require('./bulk-load')
 const { overloadRamp } = require('./overload-ramp')
 const { soak } = require('./soak')
+const { learnerSessions } = require('./sessions')
 
 const PROFILES = {
   ingest: {
@@ -17,6 +18,10 @@ const PROFILES = {
   soak: {
     quick: { seconds: 60, windowSeconds: 5 },
     full: { seconds: 600, windowSeconds: 10 }
+  },
+  sessions: {
+    quick: { maxLearners: 800, stepLearners: 80, stepSeconds: 6, intervalMs: 500, steps: 5 },
+    full: { maxLearners: 3000, stepLearners: 150, stepSeconds: 15, intervalMs: 500, steps: 10 }
   },
   overload: {
     quick: { connections: [5, 10, 25, 50, 100, 200], seconds: 5 },
@@ -201,6 +206,37 @@ const soakScenario = {
   }
 }
 
-const scenarios = { ingest, soak: soakScenario, overload, 'bulk-load': bulk }
+const sessions = {
+  title: 'Learner sessions',
+  question: 'How many learners taking SCORM/cmi5 courses at once can the LRS serve before the 99th percentile of their requests passes 1.2 s, 2 s and 5 s (Ideal, Acceptable, Frustrating, Unacceptable in the SCORM Engine study)? Each learner reads its bookmark, sends a statement and writes its bookmark every 20 s, then completes and checks completion by registration.',
+  remote: true,
+  async run ({ profile, target, progress }) {
+    const settings = PROFILES.sessions[profile]
+    const result = await learnerSessions({
+      ...settings,
+      target,
+      onStep: (l) => progress(`  ${l.learners} learners (${l.virtualLearners} virtual): ${l.requestsPerSec} requests/s, P50 ${l.p50Ms} ms, P99 ${l.p99Ms} ms, completion check P99 ${l.completionCheckP99Ms} ms, 429 ${l.refused429}, failures ${l.failures}`)
+    })
+    const rules = result.thresholds.map((t) => ({ ms: t.ms, name: t.name }))
+    return {
+      settings: { ...settings, timeCompression: `${result.compression}x: a virtual learner every ${settings.intervalMs / 1000} s stands for ${result.compression} learners every 20 s` },
+      figures: { learnersWhenP99: result.crossing },
+      table: result.levels,
+      plots: [{
+        name: 'p99',
+        title: 'P99 of learners\' requests against concurrent learners',
+        spec: {
+          layer: [
+            { data: { values: result.levels }, mark: { type: 'line', point: true }, encoding: { x: { field: 'learners', type: 'quantitative', title: 'concurrent learners (real, after time compression)' }, y: { field: 'p99Ms', type: 'quantitative', title: 'P99 (ms)' } } },
+            { data: { values: rules }, mark: { type: 'rule', strokeDash: [4, 4], color: 'gray' }, encoding: { y: { field: 'ms', type: 'quantitative' } } },
+            { data: { values: rules }, mark: { type: 'text', align: 'left', dx: 4, dy: -6, color: 'gray' }, encoding: { y: { field: 'ms', type: 'quantitative' }, x: { value: 0 }, text: { field: 'name' } } }
+          ]
+        }
+      }]
+    }
+  }
+}
+
+const scenarios = { ingest, soak: soakScenario, sessions, overload, 'bulk-load': bulk }
 
 module.exports = { scenarios }

@@ -1,0 +1,127 @@
+'use strict'
+
+// Learner sessions (the SCORM Engine study in ../shared/seeds/): virtual
+// learners behave like a SCORM/cmi5 player. A session reads its bookmark
+// (State), then every interval sends a statement and writes the bookmark,
+// then sends its completion statements and checks completion the way a
+// player does (statements of its registration, verb completed, the course
+// as activity). Learners are added step by step; every request's latency
+// is kept with the number of learners active when it started.
+//
+// Time is compressed: a player writes every 20 s; here a learner does every
+// `intervalMs` (2 s by default), so one virtual learner makes the requests
+// of 20 s / intervalMs real ones, and the figures are reported in real
+// learners (`compression`).
+
+const crypto = require('node:crypto')
+const { scormStatement, registrationOf } = require('./statement-generator')
+const { startLrs } = require('./lrs-process')
+const { startStore } = require('./store')
+const { percentile } = require('./report')
+
+const REAL_INTERVAL_MS = 20000
+// The SCORM Engine study's thresholds on the 99th percentile.
+// Below 1.2 s Ideal, to 2 s Acceptable, to 5 s Frustrating, beyond Unacceptable.
+const THRESHOLDS = [{ name: 'past Ideal (1.2 s)', ms: 1200 }, { name: 'past Acceptable (2 s)', ms: 2000 }, { name: 'past Frustrating (5 s)', ms: 5000 }]
+
+function client (url, auth) {
+  const headers = { 'X-Experience-API-Version': '1.0.3', Authorization: 'Basic ' + Buffer.from(auth).toString('base64') }
+  return async function request (path, { method = 'GET', body, contentType = 'application/json' } = {}) {
+    const start = performance.now()
+    let status
+    try {
+      const res = await fetch(url + '/xapi' + path, { method, headers: body === undefined ? headers : { ...headers, 'Content-Type': contentType }, body, signal: AbortSignal.timeout(30000) })
+      await res.arrayBuffer()
+      status = res.status
+    } catch {
+      status = 'error'
+    }
+    return { status, ms: performance.now() - start }
+  }
+}
+
+// One learner's session; `record(kind, result)` gets every request.
+async function session (request, { n, intervalMs, steps, record, running }) {
+  const learner = 100000 + n
+  const course = `http://lms.example.com/courses/course-${n % 40}`
+  const registration = registrationOf(learner, n % 40)
+  const agent = { objectType: 'Agent', account: { homePage: 'http://lms.example.com', name: `learner-${learner}` } }
+  const state = `/activities/state?activityId=${encodeURIComponent(course)}&agent=${encodeURIComponent(JSON.stringify(agent))}&registration=${registration}&stateId=bookmark`
+  const statementOf = (verb) => {
+    const s = scormStatement(n)
+    s.id = crypto.randomUUID()
+    s.actor = { ...agent, name: `Learner ${learner}` }
+    s.verb = { id: `http://adlnet.gov/expapi/verbs/${verb}`, display: { 'en-US': verb } }
+    s.context.registration = registration
+    s.context.contextActivities.grouping = [{ id: course, objectType: 'Activity' }]
+    return s
+  }
+  record('bookmark read', await request(state))
+  for (let i = 0; i < steps && running(); i++) {
+    await new Promise((resolve) => setTimeout(resolve, intervalMs * (0.5 + Math.random())))
+    record('statement', await request('/statements', { method: 'POST', body: JSON.stringify(statementOf('progressed')) }))
+    record('bookmark write', await request(state, { method: 'PUT', body: JSON.stringify({ location: i }) }))
+  }
+  if (!running()) return
+  const completed = statementOf('completed')
+  completed.object = { objectType: 'Activity', id: course }
+  record('completion', await request('/statements', { method: 'POST', body: JSON.stringify([completed, statementOf('passed')]) }))
+  const check = `/statements?registration=${registration}&verb=${encodeURIComponent('http://adlnet.gov/expapi/verbs/completed')}&activity=${encodeURIComponent(course)}&limit=1`
+  record('completion check', await request(check))
+}
+
+// target: { engine } or { url, auth }. Learners rise by `stepLearners`
+// every `stepSeconds` up to `maxLearners`; each finished session is
+// replaced at once, so the number active is the step's.
+async function learnerSessions ({ target, maxLearners = 400, stepLearners = 40, stepSeconds = 6, intervalMs = 2000, steps = 5, onStep = () => {} }) {
+  const store = target.url ? null : await startStore(target.engine)
+  const lrs = target.url ? { url: target.url, stop: async () => {} } : await startLrs({ store })
+  const request = client(lrs.url, target.url ? target.auth : 'bench:bench-secret')
+  const compression = REAL_INTERVAL_MS / intervalMs
+  let active = 0
+  let wanted = 0
+  let n = 0
+  let stopping = false
+  const samples = [] // { level, kind, ms, status }
+  const record = (kind, r) => samples.push({ level: wanted, kind, ms: r.ms, status: r.status })
+  const loops = []
+  const learnerLoop = async () => {
+    while (!stopping) {
+      await session(request, { n: n++, intervalMs, steps, record, running: () => !stopping })
+    }
+  }
+  const levels = []
+  try {
+    for (wanted = stepLearners; wanted <= maxLearners; wanted += stepLearners) {
+      while (active < wanted) { active++; loops.push(learnerLoop()) }
+      const from = samples.length
+      await new Promise((resolve) => setTimeout(resolve, stepSeconds * 1000))
+      const mine = samples.slice(from)
+      const level = {
+        virtualLearners: wanted,
+        learners: wanted * compression,
+        requestsPerSec: Math.round(mine.length / stepSeconds),
+        p50Ms: percentile(mine.map((s) => s.ms), 50),
+        p99Ms: percentile(mine.map((s) => s.ms), 99),
+        completionCheckP99Ms: percentile(mine.filter((s) => s.kind === 'completion check').map((s) => s.ms), 99),
+        failures: mine.filter((s) => s.status === 'error' || s.status >= 500).length,
+        refused429: mine.filter((s) => s.status === 429).length
+      }
+      levels.push(level)
+      onStep(level)
+      if (level.p99Ms > THRESHOLDS[THRESHOLDS.length - 1].ms) break // past Unacceptable: enough
+    }
+  } finally {
+    stopping = true
+    await Promise.all(loops)
+    await lrs.stop()
+    if (store) await store.stop()
+  }
+  const crossing = Object.fromEntries(THRESHOLDS.map((t) => {
+    const level = levels.find((l) => l.p99Ms > t.ms)
+    return [t.name, level ? level.learners : null]
+  }))
+  return { compression, levels, crossing, thresholds: THRESHOLDS }
+}
+
+module.exports = { learnerSessions }
