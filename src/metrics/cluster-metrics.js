@@ -83,9 +83,18 @@ function createClusterMetrics ({ dataDir, publishMs, instruments, logger }) {
     return { pid: process.pid, at: Date.now(), lrs: await instruments.registry.getMetricsAsJSON(), process: await processRegistry.getMetricsAsJSON() }
   }
 
-  async function publish () {
-    await fs.promises.mkdir(dir, { recursive: true })
-    await writeJson(own, await snapshot())
+  // Publications run one after the other, and none after stop(): a late
+  // one would bring back a file already folded into retired.json, whose
+  // counters would then be counted twice.
+  let publishing = Promise.resolve()
+  let stopped = false
+  function publish () {
+    publishing = publishing.catch(() => {}).then(async () => {
+      if (stopped) return
+      await fs.promises.mkdir(dir, { recursive: true })
+      await writeJson(own, await snapshot())
+    })
+    return publishing
   }
 
   async function withRetiredLock (fn) {
@@ -162,6 +171,7 @@ function createClusterMetrics ({ dataDir, publishMs, instruments, logger }) {
       clearInterval(timer)
       try {
         await publish()
+        stopped = true
         // Another worker may hold the lock for a moment.
         for (let tries = 0; !(await retire([own])) && tries < 40; tries++) await new Promise((resolve) => setTimeout(resolve, 50))
       } catch (err) {
