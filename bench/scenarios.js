@@ -215,12 +215,16 @@ const sessions = {
     const result = await learnerSessions({
       ...settings,
       target,
-      onStep: (l) => progress(`  ${l.learners} learners (${l.virtualLearners} virtual): ${l.requestsPerSec} requests/s, P50 ${l.p50Ms} ms, P99 ${l.p99Ms} ms, completion check P99 ${l.completionCheckP99Ms} ms, 429 ${l.refused429}, failures ${l.failures}`)
+      onStep: (l) => progress(`  ${l.learners} learners (${l.virtualLearners} virtual): ${l.requestsPerSec} requests/s, P50 ${l.p50Ms} ms, P99 ${l.p99Ms} ms, completion check P99 ${l.completionCheckP99Ms} ms (${l.completionChecksWrong} of ${l.completionChecks} wrong), 429 ${l.refused429}, failures ${l.failures}`)
     })
     const rules = result.thresholds.map((t) => ({ ms: t.ms, name: t.name }))
     return {
       settings: { ...settings, timeCompression: `${result.compression}x: a virtual learner every ${settings.intervalMs / 1000} s stands for ${result.compression} learners every 20 s` },
-      figures: { learnersWhenP99: result.crossing },
+      figures: {
+        learnersWhenP99: result.crossing,
+        completionChecks: result.levels.reduce((n, l) => n + l.completionChecks, 0),
+        completionChecksWrong: result.levels.reduce((n, l) => n + l.completionChecksWrong, 0)
+      },
       table: result.levels,
       plots: [{
         name: 'p99',

@@ -29,14 +29,15 @@ function client (url, auth) {
   return async function request (path, { method = 'GET', body, contentType = 'application/json' } = {}) {
     const start = performance.now()
     let status
+    let text = null
     try {
       const res = await fetch(url + '/xapi' + path, { method, headers: body === undefined ? headers : { ...headers, 'Content-Type': contentType }, body, signal: AbortSignal.timeout(30000) })
-      await res.arrayBuffer()
+      text = await res.text()
       status = res.status
     } catch {
       status = 'error'
     }
-    return { status, ms: performance.now() - start }
+    return { status, ms: performance.now() - start, text }
   }
 }
 
@@ -65,9 +66,18 @@ async function session (request, { n, intervalMs, steps, record, running }) {
   if (!running()) return
   const completed = statementOf('completed')
   completed.object = { objectType: 'Activity', id: course }
-  record('completion', await request('/statements', { method: 'POST', body: JSON.stringify([completed, statementOf('passed')]) }))
+  const stored = await request('/statements', { method: 'POST', body: JSON.stringify([completed, statementOf('passed')]) })
+  record('completion', stored)
+  if (stored.status !== 200) return
+  // A player decides from this answer whether the course is complete: it
+  // must hold the completion just stored.
   const check = `/statements?registration=${registration}&verb=${encodeURIComponent('http://adlnet.gov/expapi/verbs/completed')}&activity=${encodeURIComponent(course)}&limit=1`
-  record('completion check', await request(check))
+  const answer = await request(check)
+  let correct = false
+  try {
+    correct = answer.status === 200 && JSON.parse(answer.text).statements.some((x) => x.id === completed.id)
+  } catch {}
+  record('completion check', { ...answer, correct })
 }
 
 // target: { engine } or { url, auth }. Learners rise by `stepLearners`
@@ -83,7 +93,7 @@ async function learnerSessions ({ target, maxLearners = 400, stepLearners = 40, 
   let n = 0
   let stopping = false
   const samples = [] // { level, kind, ms, status }
-  const record = (kind, r) => samples.push({ level: wanted, kind, ms: r.ms, status: r.status })
+  const record = (kind, r) => samples.push({ level: wanted, kind, ms: r.ms, status: r.status, correct: r.correct })
   const loops = []
   const learnerLoop = async () => {
     while (!stopping) {
@@ -104,6 +114,8 @@ async function learnerSessions ({ target, maxLearners = 400, stepLearners = 40, 
         p50Ms: percentile(mine.map((s) => s.ms), 50),
         p99Ms: percentile(mine.map((s) => s.ms), 99),
         completionCheckP99Ms: percentile(mine.filter((s) => s.kind === 'completion check').map((s) => s.ms), 99),
+        completionChecks: mine.filter((s) => s.kind === 'completion check').length,
+        completionChecksWrong: mine.filter((s) => s.kind === 'completion check' && s.status === 200 && !s.correct).length, // refused ones are retried by a player, not wrong
         failures: mine.filter((s) => s.status === 'error' || s.status >= 500).length,
         refused429: mine.filter((s) => s.status === 429).length
       }
