@@ -24,13 +24,15 @@ test('an unreachable database gives readiness failure and 503s, and service resu
   const port = await freePort()
   const { startServer } = require('../../src/server')
   const { loadConfig } = require('../../src/config')
-  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', MONGODB_URI: `mongodb://127.0.0.1:${port}/`, LRS_ADMIN_USER: 'admin', LRS_ADMIN_PASSWORD: 'pw', LRS_LOG_LEVEL: 'silent' })
+  const lrsDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lrs-outage-lrs-')) // its metrics
+  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', MONGODB_URI: `mongodb://127.0.0.1:${port}/`, LRS_DATA_DIR: lrsDataDir, LRS_ADMIN_USER: 'admin', LRS_ADMIN_PASSWORD: 'pw', LRS_LOG_LEVEL: 'silent' })
   const lrs = await startServer(config)
   const auth = { Authorization: 'Basic ' + Buffer.from('admin:pw').toString('base64'), 'X-Experience-API-Version': '1.0.3' }
   let db
   t.after(async () => {
     await lrs.close({ graceMs: 0 })
     if (db) await db.stop()
+    fs.rmSync(lrsDataDir, { recursive: true, force: true })
   })
 
   await t.test('the worker starts and serves About without a database', async () => {
@@ -54,6 +56,7 @@ test('an unreachable database gives readiness failure and 503s, and service resu
 
   await t.test('when the database comes up, readiness and writes recover', async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lrs-outage-'))
+    t.after(() => fs.rmSync(dataDir, { recursive: true, force: true }))
     db = await startFerretDB({ dataDir, port })
     const ready = await waitFor(async () => (await fetch(lrs.url + '/health/ready')).status === 200, 30000)
     assert.ok(ready, 'readiness recovered')
