@@ -27,7 +27,7 @@ const { createLogger } = require('../src/logger')
 const { openStorage } = require('../src/storage')
 const { startLrs } = require('./lrs-process')
 const { startStore } = require('./store')
-const { saveResult } = require('./report')
+const { percentile, saveResult } = require('./report')
 
 const COUNT = Number(process.env.BENCH_STATEMENTS || 50000)
 const REPEAT = Number(process.env.BENCH_REPEAT || 3)
@@ -35,11 +35,6 @@ const ENGINE = process.env.BENCH_ENGINE || 'sqlite'
 const AUTHORITY = { objectType: 'Agent', name: 'source-lms', account: { homePage: 'http://lms.example.com', name: 'source-lms' } }
 const API_BATCH = 100
 const ROOT = path.join(__dirname, '..')
-
-function median (values) {
-  const s = [...values].sort((a, b) => a - b)
-  return s[Math.floor(s.length / 2)]
-}
 
 // An export-like NDJSON file: each statement with id, stored and authority.
 function writeFile (file, count) {
@@ -143,7 +138,7 @@ async function bulkLoad ({ count = COUNT, repeat = REPEAT, engine = ENGINE, onRu
       runs.api.push(await runApi(lines, engine))
       onRun(r, { raw: runs.raw[r], import: runs.import[r], api: runs.api[r] })
     }
-    const rate = (k) => median(runs[k].map((x) => x.statementsPerSec))
+    const rate = (k) => percentile(runs[k].map((x) => x.statementsPerSec), 50)
     const summary = { raw: rate('raw'), import: rate('import'), api: rate('api') }
     summary.importVsRaw = summary.import / summary.raw
     summary.importVsApi = summary.import / summary.api

@@ -100,4 +100,16 @@ function cpuSeconds (pid) {
   }
 }
 
-module.exports = { startLrs, cpuSeconds, childPids, commandLine }
+// Resident memory of processes together (MiB), from /proc.
+function rssMiB (pids) {
+  let kB = 0
+  for (const pid of pids) {
+    try {
+      const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))
+      if (m) kB += Number(m[1])
+    } catch {}
+  }
+  return kB / 1024
+}
+
+module.exports = { startLrs, cpuSeconds, rssMiB, childPids, commandLine }

@@ -7,21 +7,13 @@
 // (there must be none), the workers' RSS and the load generator's own CPU
 // (a saturated generator would flatten the curve).
 
-const fs = require('node:fs')
 const autocannon = require('autocannon')
 const { scormStatement } = require('./statement-generator')
-const { startLrs } = require('./lrs-process')
+const { startLrs, rssMiB } = require('./lrs-process')
 const { startStore } = require('./store')
 const { percentile } = require('./report')
 
 const BATCH = 20
-
-function rssMiB (pid) {
-  try {
-    const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))
-    return m ? Number(m[1]) / 1024 : 0
-  } catch { return 0 }
-}
 
 async function step (lrs, { connections, seconds, auth, pool }) {
   let next = 0
@@ -29,7 +21,7 @@ async function step (lrs, { connections, seconds, auth, pool }) {
   const acceptedMs = []
   let peakRss = 0
   const sampler = setInterval(() => {
-    peakRss = Math.max(peakRss, lrs.workerPids().reduce((sum, pid) => sum + rssMiB(pid), 0))
+    peakRss = Math.max(peakRss, rssMiB(lrs.workerPids()))
   }, 250)
   const cpuBefore = process.cpuUsage()
   const result = await autocannon({

@@ -6,10 +6,9 @@
 //
 //   node bench/overload.js            (about 30 s; BENCH_CONNECTIONS=400 BENCH_DURATION=15)
 
-const fs = require('node:fs')
 const autocannon = require('autocannon')
 const { scormStatement } = require('./statement-generator')
-const { startLrs } = require('./lrs-process')
+const { startLrs, rssMiB } = require('./lrs-process')
 const { startStore } = require('./store')
 const { percentile, saveResult } = require('./report')
 
@@ -21,13 +20,6 @@ const BATCH = Number(process.env.BENCH_BATCH || 50)
 // request as soon as it has an answer, 429 or not.
 const RATE = process.env.BENCH_RATE ? Number(process.env.BENCH_RATE) : undefined
 
-function rssMiB (pid) {
-  try {
-    const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))
-    return m ? Number(m[1]) / 1024 : 0
-  } catch { return 0 }
-}
-
 async function main () {
   const store = await startStore()
   const lrs = await startLrs({ store })
@@ -35,10 +27,10 @@ async function main () {
   let next = 0
   let peakRss = 0
   const sampler = setInterval(() => {
-    const total = lrs.workerPids().reduce((sum, pid) => sum + rssMiB(pid), 0)
+    const total = rssMiB(lrs.workerPids())
     peakRss = Math.max(peakRss, total)
   }, 250)
-  const idleRss = lrs.workerPids().reduce((sum, pid) => sum + rssMiB(pid), 0)
+  const idleRss = rssMiB(lrs.workerPids())
   const statusCounts = {}
   const acceptedMs = []
   const generatorCpuBefore = process.cpuUsage()

@@ -9,6 +9,7 @@ const { bulkLoad } = require('./bulk-load')
 const { overloadRamp } = require('./overload-ramp')
 const { soak } = require('./soak')
 const { learnerSessions } = require('./sessions')
+const { percentile } = require('./report')
 
 const PROFILES = {
   ingest: {
@@ -34,6 +35,22 @@ const PROFILES = {
 }
 
 const round = (x) => (x === null || x === undefined ? null : Math.round(x))
+
+// Several measures over one x axis, one small chart each (rows), each with
+// its own y scale: `values` are { [x.field], measure, value }.
+function measuresChart (values, x) {
+  return {
+    data: { values },
+    mark: { type: 'line', point: true },
+    encoding: {
+      x: { type: 'quantitative', ...x },
+      y: { field: 'value', type: 'quantitative', title: null },
+      row: { field: 'measure', type: 'nominal', title: null }
+    },
+    resolve: { scale: { y: 'independent' } },
+    height: 120
+  }
+}
 
 const ingest = {
   title: 'Ingest sweep',
@@ -143,17 +160,7 @@ const overload = {
       plots: [{
         name: 'ramp',
         title: 'Accepted throughput, P99, 429 share and memory against connections',
-        spec: {
-          data: { values: long },
-          mark: { type: 'line', point: true },
-          encoding: {
-            x: { field: 'connections', type: 'quantitative', scale: { type: 'log' }, title: 'connections (closed loop)' },
-            y: { field: 'value', type: 'quantitative', title: null },
-            row: { field: 'measure', type: 'nominal', title: null }
-          },
-          resolve: { scale: { y: 'independent' } },
-          height: 120
-        }
+        spec: measuresChart(long, { field: 'connections', scale: { type: 'log' }, title: 'connections (closed loop)' })
       }]
     }
   }
@@ -179,7 +186,7 @@ const soakScenario = {
     return {
       settings: { ...settings, connections: 10, batch: 20 },
       figures: {
-        medianStatementsPerSec: rates[Math.floor(rates.length / 2)],
+        medianStatementsPerSec: percentile(rates, 50),
         lowestWindowStatementsPerSec: rates[0],
         highestP99Ms: Math.max(...windows.map((w) => w.p99Ms || 0)),
         storeReadsPerStatement: windows.some((w) => w.storeReadsPerStatement !== null)
@@ -190,17 +197,7 @@ const soakScenario = {
       plots: [{
         name: 'over-time',
         title: 'Throughput, P99 and store reads over time',
-        spec: {
-          data: { values: long },
-          mark: { type: 'line', point: true },
-          encoding: {
-            x: { field: 'atSeconds', type: 'quantitative', title: 'seconds' },
-            y: { field: 'value', type: 'quantitative', title: null },
-            row: { field: 'measure', type: 'nominal', title: null }
-          },
-          resolve: { scale: { y: 'independent' } },
-          height: 120
-        }
+        spec: measuresChart(long, { field: 'atSeconds', title: 'seconds' })
       }]
     }
   }
