@@ -5,12 +5,19 @@
 //   POST /admin/forwarding/dead-letters/replay   puts them back in the outbox
 
 const express = require('express')
-const { errors } = require('../errors')
+const { parameter: p } = require('../validation/query-parameters')
 
 const MAX_LIST = 1000
 
-function forwardingRoutes ({ storage }) {
+function forwardingRoutes ({ storage, validator }) {
   const router = express.Router({ caseSensitive: true })
+  const parameters = validator.queryParameters({
+    properties: { upstream: p.string, limit: { type: 'integer', minimum: 1, maximum: MAX_LIST, description: `an integer from 1 to ${MAX_LIST}` } }
+  })
+  function listParams (sent) {
+    const { upstream, limit = MAX_LIST } = parameters(sent)
+    return { upstream: upstream || null, limit }
+  }
 
   router.get('/forwarding/dead-letters', async (req, res) => {
     const { upstream, limit } = listParams(req.query)
@@ -24,18 +31,6 @@ function forwardingRoutes ({ storage }) {
   })
 
   return router
-}
-
-function listParams ({ upstream, limit, ...rest }) {
-  const unknown = Object.keys(rest)
-  if (unknown.length) throw errors.InvalidParameter(`unknown parameter "${unknown[0]}"`)
-  if (upstream !== undefined && typeof upstream !== 'string') throw errors.InvalidParameter('upstream must be a string')
-  let n = MAX_LIST
-  if (limit !== undefined) {
-    n = Number(limit)
-    if (!Number.isInteger(n) || n < 1 || n > MAX_LIST) throw errors.InvalidParameter(`limit must be an integer from 1 to ${MAX_LIST}`)
-  }
-  return { upstream: upstream || null, limit: n }
 }
 
 module.exports = { forwardingRoutes }
