@@ -9,17 +9,17 @@ const { promisify } = require('node:util')
 const KEYLEN = 32
 const scrypt = promisify(crypto.scrypt)
 
+const encode = (salt, hash) => `scrypt$${salt.toString('base64')}$${hash.toString('base64')}`
+
 function hashSecret (secret) {
   const salt = crypto.randomBytes(16)
-  const hash = crypto.scryptSync(secret, salt, KEYLEN)
-  return `scrypt$${salt.toString('base64')}$${hash.toString('base64')}`
+  return encode(salt, crypto.scryptSync(secret, salt, KEYLEN))
 }
 
 // The same on the thread pool, for requests (the admin API).
 async function hashSecretAsync (secret) {
   const salt = crypto.randomBytes(16)
-  const hash = await scrypt(secret, salt, KEYLEN)
-  return `scrypt$${salt.toString('base64')}$${hash.toString('base64')}`
+  return encode(salt, await scrypt(secret, salt, KEYLEN))
 }
 
 async function verifySecret (secret, stored) {
