@@ -24,10 +24,29 @@ function testFiles (dir) {
   }).sort()
 }
 
+// A test that hangs fails after TEST_TIMEOUT_MS instead of holding CI
+// until its own limit; a whole engine's run is stopped after
+// SUITE_TIMEOUT_MS (whatever still runs then is reported as failed).
+const TEST_TIMEOUT_MS = 240000
+const SUITE_TIMEOUT_MS = 20 * 60000
+
 function runSuite (engine, env, files) {
   process.stdout.write(`\n# storage engine: ${engine}\n`)
-  const child = spawn(process.execPath, ['--test', '--test-concurrency=2', ...files], { stdio: 'inherit', env: { ...process.env, ...env, LRS_TEST_ENGINE: engine } })
-  return new Promise((resolve) => child.on('exit', (c) => resolve(c === null ? 1 : c)))
+  // its own process group, so that stopping it stops the LRS servers and
+  // CLIs its tests started too
+  const child = spawn(process.execPath, ['--test', '--test-concurrency=2', `--test-timeout=${TEST_TIMEOUT_MS}`, ...files], { stdio: 'inherit', detached: true, env: { ...process.env, ...env, LRS_TEST_ENGINE: engine } })
+  const stop = () => { try { process.kill(-child.pid, 'SIGKILL') } catch {} }
+  const interrupted = () => { stop(); process.exit(130) }
+  process.once('SIGINT', interrupted).once('SIGTERM', interrupted)
+  const watchdog = setTimeout(() => {
+    process.stdout.write(`\n# ${engine}: the suite ran past ${SUITE_TIMEOUT_MS / 60000} minutes; stopped\n`)
+    stop()
+  }, SUITE_TIMEOUT_MS)
+  return new Promise((resolve) => child.on('exit', (c) => {
+    clearTimeout(watchdog)
+    process.off('SIGINT', interrupted).off('SIGTERM', interrupted)
+    resolve(c === null ? 1 : c)
+  }))
 }
 
 async function main () {

@@ -137,10 +137,14 @@ test('an interrupted import resumes where it stopped', async () => {
   const store = newStore()
   const checkpoints = path.join(store.LRS_DATA_DIR, 'imports')
   const first = runCli('import-cli.js', [file], store)
-  // interrupted once the first chunk is stored and recorded
-  while (!(fs.existsSync(checkpoints) && fs.readdirSync(checkpoints).some((n) => n.endsWith('.json')))) {
+  let exited = null
+  first.then((r) => { exited = r })
+  // interrupted once the first chunk is stored and recorded (an import that
+  // ends first, by failing or finishing, fails the test rather than hang it)
+  while (!exited && !(fs.existsSync(checkpoints) && fs.readdirSync(checkpoints).some((n) => n.endsWith('.json')))) {
     await new Promise((resolve) => setTimeout(resolve, 5))
   }
+  assert.equal(exited, null, `the import ended before it could be interrupted: ${exited && exited.stderr}`)
   first.child.kill('SIGKILL')
   assert.equal((await first).signal, 'SIGKILL')
   const second = await runCli('import-cli.js', [file], store)
