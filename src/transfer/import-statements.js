@@ -119,8 +119,12 @@ async function importFile (file, { storage, validator, importAuthority, limits, 
     inserting.catch(() => {}) // observed through `settled`
     const rejectedBefore = counts.rejected
     settled = settled.then(async () => settle(items, await inserting, end, rejectedBefore))
-    writes.push(settled)
-    if (writes.length > WRITES_IN_FLIGHT) await writes.shift()
+    // a failed chunk stops the import at the next flush (or at the end)
+    writes.push(settled.then(() => null, (err) => err))
+    if (writes.length > WRITES_IN_FLIGHT) {
+      const failure = await writes.shift()
+      if (failure) throw failure
+    }
   }
 
   const now = new Date()
