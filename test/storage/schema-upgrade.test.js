@@ -1,8 +1,9 @@
 'use strict'
 
 // A SQLite file made by schema 1 (agents in clear in the terms dictionary,
-// documents without their agent) is upgraded at start: its statements are
-// still found by agent, and no agent identifier is left in the dictionary.
+// documents without their agent, ids in a UNIQUE column of statements) is
+// upgraded at start: its statements are still found by agent and by id,
+// ids stay unique, and no agent identifier is left in the dictionary.
 
 const { test } = require('node:test')
 const assert = require('node:assert/strict')
@@ -13,7 +14,7 @@ const { databaseFile } = require('../../src/storage/sqlite/open')
 const { hashedAgent } = require('../../src/storage/sqlite/terms')
 const { agentKey } = require('../../src/resources/agents/agent-keys')
 
-test('a schema 1 file is upgraded: agent terms hashed, documents get their agent column', { skip: ENGINE !== 'sqlite' && 'SQLite files only' }, async () => {
+test('a schema 1 file is upgraded: agent terms hashed, documents get their agent column, ids move to their own table', { skip: ENGINE !== 'sqlite' && 'SQLite files only' }, async () => {
   const first = await startLrs()
   const s = statement({ context: { instructor: { mbox: 'mailto:teacher@example.com' } } })
   assert.equal((await first.client('/statements', { method: 'POST', body: s })).status, 200)
@@ -26,17 +27,28 @@ test('a schema 1 file is upgraded: agent terms hashed, documents get their agent
   const unhash = db.prepare('UPDATE terms SET term = ? WHERE term = ?')
   for (const key of keys) for (const kind of ['a', 'r']) unhash.run(`${kind}:${key}`, `${kind}:${hashedAgent(key)}`)
   db.exec('DROP INDEX documents_agent; ALTER TABLE documents DROP COLUMN agent')
+  // ids in a UNIQUE column of statements, every term row in statement_terms
+  const ddl = db.prepare("SELECT sql FROM sqlite_master WHERE name = 'statements'").pluck().get()
+  db.exec(`INSERT INTO statement_terms SELECT * FROM recent_terms; DROP TABLE recent_terms; DROP TABLE recent_ids; DROP TABLE statement_ids;
+    ALTER TABLE statements RENAME TO old; ${ddl.replace('id BLOB NOT NULL', 'id BLOB NOT NULL UNIQUE')}; INSERT INTO statements SELECT * FROM old; DROP TABLE old;
+    CREATE INDEX statements_ref ON statements (ref) WHERE ref IS NOT NULL`)
   db.pragma('user_version = 1')
   assert.equal(db.prepare("SELECT count(*) FROM terms WHERE term LIKE '%mailto:%'").pluck().get(), 2)
   db.close()
 
   const upgraded = await startLrs(env)
   const q = (v) => encodeURIComponent(JSON.stringify(v))
+  const id = (await upgraded.client(`/statements?agent=${q(s.actor)}`)).json.statements[0].id
+  assert.equal((await upgraded.client(`/statements?statementId=${id}`)).json.id, id)
+  assert.equal((await upgraded.client('/statements', { method: 'POST', body: { ...s, id, verb: { id: 'http://example.com/other' } } })).status, 409)
+  assert.equal((await upgraded.client('/statements', { method: 'POST', body: statement() })).status, 200)
   assert.equal((await upgraded.client(`/statements?agent=${q(s.actor)}`)).json.statements.length, 1)
   assert.equal((await upgraded.client(`/statements?agent=${q({ mbox: 'mailto:teacher@example.com' })}&related_agents=true`)).json.statements.length, 1)
   const check = new Database(databaseFile(env.LRS_DATA_DIR), { readonly: true })
   assert.equal(check.prepare("SELECT count(*) FROM terms WHERE term LIKE '%mailto:%'").pluck().get(), 0)
-  assert.equal(check.pragma('user_version', { simple: true }), 2)
+  assert.equal(check.pragma('user_version', { simple: true }), 3)
   assert.ok(check.prepare('SELECT name FROM pragma_table_info(?)').pluck().all('documents').includes('agent'))
+  assert.doesNotMatch(check.prepare("SELECT sql FROM sqlite_master WHERE name = 'statements'").pluck().get(), /UNIQUE/)
+  assert.equal(check.prepare('SELECT count(*) FROM statement_ids').pluck().get(), 1) // the statement the file had
   check.close()
 })

@@ -4,14 +4,25 @@
 // into SQL that walks one index in `seq` (stored) order and stops at the
 // limit: the most selective filter drives (registration, agent, activity,
 // verb, authority; else the statements table itself), each of its terms
-// is one ordered arm, arms are merged (UNION, no sort), and the other
+// is one ordered arm in each term table (schema.js), arms are merged
+// (UNION, no sort), and the other
 // filters are checked on the rows met. Every value is a bound parameter.
 
 const { agentTerms, agentTerm, activityTerms } = require('./terms')
 const { lastSeqOf } = require('./seq')
+const { TERM_TABLES } = require('./schema')
 
 function placeholders (n) {
   return new Array(n).fill('?').join(', ')
+}
+
+// Whether the statement at `seqColumn` has one of the term ids `ids`: a
+// lookup in each term table (schema.js).
+function hasTerm (ids, seqColumn) {
+  return {
+    sql: '(' + TERM_TABLES.map((table) => `EXISTS (SELECT 1 FROM ${table} x WHERE x.term IN (${placeholders(ids.length)}) AND x.seq = ${seqColumn})`).join(' OR ') + ')',
+    params: TERM_TABLES.flatMap(() => ids)
+  }
 }
 
 // `termId(term)` -> id or undefined. Returns { sql, params, driver } selecting
@@ -54,8 +65,9 @@ function statementSeqQuery (q, { termId, orSeqs = [], within = {} }) {
     const sql = []
     const params = []
     for (const f of rest) {
-      sql.push(`EXISTS (SELECT 1 FROM statement_terms x WHERE x.term IN (${placeholders(f.ids.length)}) AND x.seq = ${seqColumn})`)
-      params.push(...f.ids)
+      const has = hasTerm(f.ids, seqColumn)
+      sql.push(has.sql)
+      params.push(...has.params)
     }
     sql.push('s.voided = 0')
     return { sql, params }
@@ -74,12 +86,14 @@ function statementSeqQuery (q, { termId, orSeqs = [], within = {} }) {
     } else {
       driverTerm = driver.ids[0]
       for (const term of driver.ids) {
-        const b = bounds('t.seq')
-        const c = checks(rest, 't.seq')
-        arms.push({
-          sql: `SELECT t.seq FROM statement_terms t JOIN statements s ON s.seq = t.seq WHERE ${['t.term = ?', ...b.sql, ...c.sql].join(' AND ')}`,
-          params: [term, ...b.params, ...c.params]
-        })
+        for (const table of TERM_TABLES) {
+          const b = bounds('t.seq')
+          const c = checks(rest, 't.seq')
+          arms.push({
+            sql: `SELECT t.seq FROM ${table} t JOIN statements s ON s.seq = t.seq WHERE ${['t.term = ?', ...b.sql, ...c.sql].join(' AND ')}`,
+            params: [term, ...b.params, ...c.params]
+          })
+        }
       }
     }
   }
@@ -114,8 +128,8 @@ function referencedQuery (q, { termId, limit }) {
   const ok = [
     !q.registration || require(['g:' + q.registration], ([id]) => { sql.push('s.registration = ?'); params.push(id) }),
     !q.verb || require(['v:' + q.verb], ([id]) => { sql.push('s.verb = ?'); params.push(id) }),
-    !q.agent || require(agentTerms(q.agent, q.relatedAgents), (ids) => { sql.push(`EXISTS (SELECT 1 FROM statement_terms x WHERE x.term IN (${placeholders(ids.length)}) AND x.seq = s.seq)`); params.push(...ids) }),
-    !q.activity || require(activityTerms(q.activity, q.relatedActivities), (ids) => { sql.push(`EXISTS (SELECT 1 FROM statement_terms x WHERE x.term IN (${placeholders(ids.length)}) AND x.seq = s.seq)`); params.push(...ids) })
+    !q.agent || require(agentTerms(q.agent, q.relatedAgents), (ids) => { const has = hasTerm(ids, 's.seq'); sql.push(has.sql); params.push(...has.params) }),
+    !q.activity || require(activityTerms(q.activity, q.relatedActivities), (ids) => { const has = hasTerm(ids, 's.seq'); sql.push(has.sql); params.push(...has.params) })
   ].every(Boolean)
   if (!ok) return null
   return { sql: `SELECT s.id FROM statements s WHERE ${sql.join(' AND ')} LIMIT ?`, params: [...params, limit] }

@@ -13,6 +13,7 @@ const { idToBlob, blobToId } = require('./ids')
 const { storedOf, lastSeqOf } = require('./seq')
 const { termReader, agentTerm, agentTerms } = require('./terms')
 const { statementSeqQuery, referencedQuery, placeholders } = require('./statement-sql')
+const { TERM_TABLES, ID_TABLES } = require('./schema')
 
 const MAX_SAME_ROUNDS = 10
 // A filtered query walks its driving term's postings in windows of this
@@ -25,11 +26,22 @@ function toRow (r) {
   return { id: blobToId(r.id), body: r.body, stored: storedOf(r.seq), timestampFromStored: r.ts === 1, position: String(r.seq) }
 }
 
+// The postings of one term (seq > ? and <= ?) from every term table, in
+// one order: the arms are merged, not sorted.
+function postingsSql (order, { offset = false } = {}) {
+  const arm = (table) => `SELECT seq FROM ${table} WHERE term = ? AND seq >= ? AND seq <= ?`
+  return `${TERM_TABLES.map(arm).join(' UNION ALL ')} ORDER BY 1 ${order} LIMIT ?${offset ? ' OFFSET ?' : ''}`
+}
+
 function statementsRepository (db, { writer }) {
   const termId = termReader(db)
-  const byId = db.prepare('SELECT seq, id, ts, body FROM statements WHERE id = ? AND voided = ?')
-  const byIdAny = db.prepare('SELECT seq, id, ts, body FROM statements WHERE id = ?')
-  const authorityOf = db.prepare('SELECT authority FROM statements WHERE id = ?').pluck()
+  const postings = { ASC: db.prepare(postingsSql('ASC')).pluck(), DESC: db.prepare(postingsSql('DESC')).pluck() }
+  const windowEdge = { ASC: db.prepare(postingsSql('ASC', { offset: true })).pluck(), DESC: db.prepare(postingsSql('DESC', { offset: true })).pluck() }
+  const termRange = (term, low, high) => TERM_TABLES.flatMap(() => [term, low, high])
+  // the seq of a stored id, from either id table (schema.js)
+  const seqOf = ID_TABLES.map((table) => `SELECT seq FROM ${table} WHERE id = @id`).join(' UNION ALL ')
+  const byId = db.prepare(`SELECT seq, id, ts, body, authority FROM statements WHERE seq = (${seqOf}) AND voided = @voided`)
+  const byIdAny = db.prepare(`SELECT seq, id, ts, body FROM statements WHERE seq = (${seqOf})`)
 
   function rowsBySeq (seqs) {
     if (!seqs.length) return []
@@ -41,7 +53,7 @@ function statementsRepository (db, { writer }) {
   function findBodies (ids) {
     const found = new Map()
     for (const id of ids) {
-      const r = byIdAny.get(idToBlob(id))
+      const r = byIdAny.get({ id: idToBlob(id) })
       if (r) found.set(id, toRow(r))
     }
     return found
@@ -85,9 +97,9 @@ function statementsRepository (db, { writer }) {
     },
 
     async findOne (id, { voided, authorityKey }) {
-      const r = byId.get(idToBlob(id), voided ? 1 : 0)
+      const r = byId.get({ id: idToBlob(id), voided: voided ? 1 : 0 })
       if (!r) return null
-      if (authorityKey && authorityOf.get(r.id) !== termId(agentTerm('u', authorityKey))) return null
+      if (authorityKey && r.authority !== termId(agentTerm('u', authorityKey))) return null
       return toRow(r)
     },
 
@@ -107,7 +119,7 @@ function statementsRepository (db, { writer }) {
 
     async query (q, { deadline = Infinity } = {}) {
       const orSeqs = q.orIds.length
-        ? db.prepare(`SELECT seq FROM statements WHERE id IN (${placeholders(q.orIds.length)})`).pluck().all(q.orIds.map(idToBlob)).sort((a, b) => a - b)
+        ? db.prepare(ID_TABLES.map((table) => `SELECT seq FROM ${table} WHERE id IN (${placeholders(q.orIds.length)})`).join(' UNION ALL ')).pluck().all(ID_TABLES.flatMap(() => q.orIds.map(idToBlob))).sort((a, b) => a - b)
         : []
       const first = statementSeqQuery(q, { termId, orSeqs })
       if (!first) return []
@@ -116,9 +128,7 @@ function statementsRepository (db, { writer }) {
       let { low, high } = first.bounds
       for (;;) {
         // The window: the next WINDOW_POSTINGS postings of the driving term.
-        const edge = q.ascending
-          ? db.prepare('SELECT seq FROM statement_terms WHERE term = ? AND seq >= ? AND seq <= ? ORDER BY seq ASC LIMIT 1 OFFSET ?').pluck().get(first.driver, low ?? 0, high ?? Number.MAX_SAFE_INTEGER, WINDOW_POSTINGS)
-          : db.prepare('SELECT seq FROM statement_terms WHERE term = ? AND seq >= ? AND seq <= ? ORDER BY seq DESC LIMIT 1 OFFSET ?').pluck().get(first.driver, low ?? 0, high ?? Number.MAX_SAFE_INTEGER, WINDOW_POSTINGS)
+        const edge = windowEdge[q.ascending ? 'ASC' : 'DESC'].get(...termRange(first.driver, low ?? 0, high ?? Number.MAX_SAFE_INTEGER), 1, WINDOW_POSTINGS)
         const within = edge === undefined ? {} : q.ascending ? { high: edge - 1 } : { low: edge + 1 }
         const query = statementSeqQuery({ ...q, limit: q.limit - seqs.length }, { termId, orSeqs, within: { low: low ?? undefined, high: high ?? undefined, ...within } })
         seqs.push(...db.prepare(query.sql).pluck().all(query.params))
@@ -139,10 +149,9 @@ function statementsRepository (db, { writer }) {
     async findByAgent (agent, { after = null, limit }) {
       const terms = agentTerms(agent, true).map(termId)
       let [k, seq] = after === null ? [0, -1] : after.split(':').map(Number)
-      const postings = db.prepare('SELECT seq FROM statement_terms WHERE term = ? AND seq > ? ORDER BY seq LIMIT ?').pluck()
       for (; k < terms.length; k++, seq = -1) {
         if (terms[k] === undefined) continue
-        const seqs = postings.all(terms[k], seq, limit)
+        const seqs = postings.ASC.all(...termRange(terms[k], seq + 1, Number.MAX_SAFE_INTEGER), limit)
         if (seqs.length) {
           const at = k
           return rowsBySeq(seqs).map((r) => ({ ...r, position: `${at}:${r.position}` }))
@@ -162,11 +171,15 @@ function statementsRepository (db, { writer }) {
       return db.prepare('SELECT seq, id, ts, body FROM statements WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?').all(low, high, limit).map(toRow)
     },
 
-    // The plan SQLite chooses for a query (tests check every shape is
-    // served by an index in order, with no sort of its own).
+    // The plans SQLite chooses for a query and its window edges (tests
+    // check every shape is served by an index in order, with no sort of
+    // its own).
     explainQuery (q) {
       const query = statementSeqQuery(q, { termId })
-      return query ? db.prepare('EXPLAIN QUERY PLAN ' + query.sql).all(query.params).map((r) => r.detail) : []
+      if (!query) return []
+      const plan = (sql, params) => db.prepare('EXPLAIN QUERY PLAN ' + sql).all(params).map((r) => r.detail)
+      const edge = query.driver === null ? [] : plan(postingsSql(q.ascending ? 'ASC' : 'DESC', { offset: true }), [...termRange(query.driver, 0, Number.MAX_SAFE_INTEGER), 1, WINDOW_POSTINGS])
+      return [...plan(query.sql, query.params), ...edge]
     }
   }
 }

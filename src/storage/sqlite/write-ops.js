@@ -7,6 +7,7 @@
 const { termsOf, termWriter } = require('./terms')
 const { idToBlob, blobToId } = require('./ids')
 const { firstSeqOf, lastSeqOf } = require('./seq')
+const { TERM_TABLES, ID_TABLES } = require('./schema')
 
 const PAIRS_PER_INSERT = 100
 
@@ -15,7 +16,10 @@ function writeOps (db) {
   const lastSeq = db.prepare('SELECT max(seq) FROM statements').pluck()
   const insertStatement = db.prepare(`INSERT INTO statements
     (seq, id, voiding, ts, verb, registration, authority, ref, term_ids, attachments, body)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+  // The seq of a stored id, in either id table (schema.js).
+  const seqOfId = db.prepare(ID_TABLES.map((table) => `SELECT seq FROM ${table} WHERE id = @id`).join(' UNION ALL ')).pluck()
+  const insertId = db.prepare('INSERT INTO recent_ids (id, seq) VALUES (?, ?)')
   const insertOutbox = db.prepare('INSERT INTO forward_outbox (upstream, statement_id, enqueued_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING')
   const pairInserts = new Map()
 
@@ -30,17 +34,21 @@ function writeOps (db) {
       const chunk = pairs.slice(i, i + PAIRS_PER_INSERT)
       let insert = pairInserts.get(chunk.length)
       if (!insert) {
-        insert = db.prepare('INSERT INTO statement_terms (term, seq) VALUES ' + new Array(chunk.length).fill('(?, ?)').join(', '))
+        insert = db.prepare('INSERT INTO recent_terms (term, seq) VALUES ' + new Array(chunk.length).fill('(?, ?)').join(', '))
         pairInserts.set(chunk.length, insert)
       }
       insert.run(chunk.flat())
     }
   }
 
-  function existingIds (ids) {
-    if (!ids.length) return new Map()
-    const rows = db.prepare(`SELECT id, voiding FROM statements WHERE id IN (${ids.map(() => '?').join(', ')})`).all(ids.map(idToBlob))
-    return new Map(rows.map((r) => [blobToId(r.id), r.voiding === 1]))
+  // id -> seq of those stored
+  function storedSeqs (ids) {
+    const found = new Map()
+    for (const id of ids) {
+      const seq = seqOfId.get({ id: idToBlob(id) })
+      if (seq !== undefined) found.set(id, seq)
+    }
+    return found
   }
 
   // Data 2.3.2 and Communication 2.1.4: flags on targets stored, or pending
@@ -49,13 +57,13 @@ function writeOps (db) {
     const refs = [...new Set(records.filter((r) => r.ref).map((r) => r.ref))]
     if (!refs.length) return
     const voids = new Set(records.filter((r) => r.voiding).map((r) => r.ref))
-    const existing = existingIds(refs)
-    const mark = db.prepare('UPDATE statements SET referenced = 1, voided = voided OR (? AND NOT voiding) WHERE id = ?')
+    const existing = storedSeqs(refs)
+    const mark = db.prepare('UPDATE statements SET referenced = 1, voided = voided OR (? AND NOT voiding) WHERE seq = ?')
     const pend = db.prepare(`INSERT INTO pending_flags (id, voided, referenced) VALUES (?, ?, 1)
       ON CONFLICT (id) DO UPDATE SET voided = voided OR excluded.voided, referenced = 1`)
     for (const id of refs) {
       const voided = voids.has(id) ? 1 : 0
-      if (existing.has(id)) mark.run(voided, idToBlob(id))
+      if (existing.has(id)) mark.run(voided, existing.get(id))
       else pend.run(idToBlob(id), voided)
     }
   }
@@ -70,9 +78,11 @@ function writeOps (db) {
   // Inserts one statement at `seq` with its outbox entries, adding its
   // (term, seq) rows to `pairs`. False when its id is taken.
   function insertRecord (r, t, seq, { forwardTo, now, pairs }) {
-    const result = insertStatement.run(seq, idToBlob(r.id), r.voiding ? 1 : 0, r.timestampFromStored ? 1 : 0, t.verb, t.registration || null, t.authority,
+    const id = idToBlob(r.id)
+    if (seqOfId.get({ id }) !== undefined) return false
+    insertStatement.run(seq, id, r.voiding ? 1 : 0, r.timestampFromStored ? 1 : 0, t.verb, t.registration || null, t.authority,
       r.ref ? idToBlob(r.ref) : null, JSON.stringify(t.all), r.attachments.length ? JSON.stringify(r.attachments) : null, r.body)
-    if (result.changes === 0) return false
+    insertId.run(id, seq)
     for (const term of t.all) pairs.push([term, seq])
     for (const upstream of forwardTo) insertOutbox.run(upstream, idToBlob(r.id), now)
     return true
@@ -137,14 +147,15 @@ function writeOps (db) {
     // Moves statements to a later stored time (Consistent-Through, see write-batch.js).
     restamp (ids, { storedMs }) {
       let seq = nextSeq(storedMs)
-      const find = db.prepare('SELECT seq, term_ids FROM statements WHERE id = ?')
+      const find = db.prepare('SELECT seq, term_ids FROM statements WHERE seq = ?')
       const move = db.prepare('UPDATE statements SET seq = ? WHERE seq = ?')
-      const moveTerm = db.prepare('UPDATE statement_terms SET seq = ? WHERE term = ? AND seq = ?')
-      for (const id of ids) {
-        const row = find.get(idToBlob(id))
-        if (!row) continue
+      const moveId = ID_TABLES.map((table) => db.prepare(`UPDATE ${table} SET seq = ? WHERE id = ?`))
+      const moveTerm = TERM_TABLES.map((table) => db.prepare(`UPDATE ${table} SET seq = ? WHERE term = ? AND seq = ?`))
+      for (const [id, at] of storedSeqs(ids)) {
+        const row = find.get(at)
         move.run(seq, row.seq)
-        for (const term of JSON.parse(row.term_ids)) moveTerm.run(seq, term, row.seq)
+        for (const m of moveId) m.run(seq, idToBlob(id))
+        for (const term of JSON.parse(row.term_ids)) for (const m of moveTerm) m.run(seq, term, row.seq)
         seq++
       }
     },
@@ -184,8 +195,9 @@ function writeOps (db) {
     // Agent erasure: the statements, their terms, their forwarding entries
     // (queued and dead) and the attachments no remaining statement uses.
     statementsErase (ids) {
-      const find = db.prepare('SELECT seq, term_ids, attachments FROM statements WHERE id = ?')
-      const removeTerm = db.prepare('DELETE FROM statement_terms WHERE term = ? AND seq = ?')
+      const find = db.prepare('SELECT seq, term_ids, attachments FROM statements WHERE seq = ?')
+      const removeId = ID_TABLES.map((table) => db.prepare(`DELETE FROM ${table} WHERE id = ?`))
+      const removeTerm = TERM_TABLES.map((table) => db.prepare(`DELETE FROM ${table} WHERE term = ? AND seq = ?`))
       const remove = db.prepare('DELETE FROM statements WHERE seq = ?')
       const upstreams = db.prepare('SELECT DISTINCT upstream FROM forward_outbox UNION SELECT DISTINCT upstream FROM forward_dead_letters').pluck().all()
       const removeQueued = db.prepare('DELETE FROM forward_outbox WHERE upstream = ? AND statement_id = ?')
@@ -194,11 +206,11 @@ function writeOps (db) {
       const removeAttachment = db.prepare('DELETE FROM attachments WHERE sha2 = ?')
       const removed = { statements: 0, attachments: 0, forwardingEntries: 0 }
       const hashes = new Set()
-      for (const id of ids) {
+      for (const [id, at] of storedSeqs(ids)) {
         const blob = idToBlob(id)
-        const row = find.get(blob)
-        if (!row) continue
-        for (const term of JSON.parse(row.term_ids)) removeTerm.run(term, row.seq)
+        const row = find.get(at)
+        for (const r of removeId) r.run(blob)
+        for (const term of JSON.parse(row.term_ids)) for (const r of removeTerm) r.run(term, row.seq)
         remove.run(row.seq)
         removed.statements++
         if (row.attachments) for (const h of JSON.parse(row.attachments)) hashes.add(h)
@@ -285,7 +297,21 @@ function writeOps (db) {
     }
   }
 
-  return { ops, commit: terms.commit, rollback: terms.rollback }
+  // The recent index tables into the big ones, in key order (schema.js):
+  // run in a transaction of its own by the writer thread once they have
+  // grown.
+  const recentCount = db.prepare('SELECT count(*) FROM recent_ids').pluck()
+  const upkeep = {
+    recentStatements: () => recentCount.get(),
+    mergeRecent () {
+      db.exec(`INSERT INTO statement_terms (term, seq) SELECT term, seq FROM recent_terms WHERE true ORDER BY term, seq;
+        DELETE FROM recent_terms;
+        INSERT INTO statement_ids (id, seq) SELECT id, seq FROM recent_ids WHERE true ORDER BY id;
+        DELETE FROM recent_ids;`)
+    }
+  }
+
+  return { ops, upkeep, commit: terms.commit, rollback: terms.rollback }
 }
 
 module.exports = { writeOps }

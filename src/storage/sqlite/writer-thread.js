@@ -75,7 +75,30 @@ function checkpointIfLarge () {
   }
 }
 
-const { ops, commit, rollback } = writeOps(db)
+// The recent index tables are merged into the big ones (schema.js) once
+// they hold MERGE_STATEMENTS statements. Fewer, and a merge rewrites most
+// pages of the big tables for few statements; more, and every commit
+// rewrites more pages of the small ones. A writer counts them after every
+// CHECK_EVERY_STATEMENTS it stored.
+const MERGE_STATEMENTS = workerData.mergeStatements || 8192
+const CHECK_EVERY_STATEMENTS = Math.min(1000, MERGE_STATEMENTS)
+
+const { ops, upkeep, commit, rollback } = writeOps(db)
+let storedSinceCheck = 0
+
+function mergeIfLarge (statements) {
+  storedSinceCheck += statements
+  if (storedSinceCheck < CHECK_EVERY_STATEMENTS) return
+  storedSinceCheck = 0
+  if (upkeep.recentStatements() < MERGE_STATEMENTS) return
+  try {
+    beginImmediate()
+    if (upkeep.recentStatements() >= MERGE_STATEMENTS) upkeep.mergeRecent() // another writer may have merged meanwhile
+    db.exec('COMMIT')
+  } catch {
+    if (db.inTransaction) db.exec('ROLLBACK') // the next check tries again
+  }
+}
 const queue = []
 let scheduled = false
 
@@ -120,6 +143,7 @@ function runQueued () {
     for (const { id } of batch) replies.push({ id, error: errorOf(err) })
   }
   parentPort.postMessage(replies)
+  mergeIfLarge(statements)
   checkpointIfLarge()
   if (queue.length) {
     if (statements >= MAX_STATEMENTS_PER_TRANSACTION) sleep(YIELD_MS)
