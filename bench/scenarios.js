@@ -9,6 +9,7 @@ const { bulkLoad } = require('./bulk-load')
 const { overloadRamp } = require('./overload-ramp')
 const { soak } = require('./soak')
 const { learnerSessions } = require('./sessions')
+const { storageEngines } = require('./engines')
 const { percentile } = require('./report')
 
 const PROFILES = {
@@ -31,6 +32,12 @@ const PROFILES = {
   bulkLoad: {
     quick: { count: 20000, repeat: 1 },
     full: { count: 50000, repeat: 3 }
+  },
+  // FerretDB reads every statement for a filtered query (seconds at 25,000):
+  // it stops early.
+  engines: {
+    quick: { engines: ['sqlite', 'ferretdb'], sizes: [2500, 10000, 50000, 100000], maxSize: { ferretdb: 10000 }, queries: 5 },
+    full: { engines: ['sqlite', 'ferretdb'], sizes: [10000, 25000, 100000, 250000, 500000, 1000000], maxSize: { ferretdb: 25000 }, queries: 10 }
   }
 }
 
@@ -238,6 +245,46 @@ const sessions = {
   }
 }
 
-const scenarios = { ingest, soak: soakScenario, sessions, overload, 'bulk-load': bulk }
+const engines = {
+  title: 'Storage engines',
+  question: 'Per engine, as the store grows: insert rate through the engine\'s own write path, bytes on disk per statement, and the latency of a stored-ordered query (an agent\'s 10 newest statements), the engines taking turns at each size (the RocksDB/InnoDB study).',
+  remote: false,
+  async run ({ profile, progress }) {
+    const settings = PROFILES.engines[profile]
+    const steps = await storageEngines({
+      ...settings,
+      onStep: (s) => progress(`  ${s.engine} at ${s.statements} statements: insert ${s.insertStatementsPerSec} st/s, ${s.bytesPerStatement ?? '-'} bytes/statement, agent query P50 ${s.agentQueryP50Ms} ms, P99 ${s.agentQueryP99Ms} ms`)
+    })
+    const long = steps.flatMap((s) => [
+      { engine: s.engine, statements: s.statements, measure: 'insert statements/s', value: s.insertStatementsPerSec },
+      { engine: s.engine, statements: s.statements, measure: 'bytes on disk per statement', value: s.bytesPerStatement },
+      { engine: s.engine, statements: s.statements, measure: 'agent query P50 (ms)', value: s.agentQueryP50Ms }
+    ])
+    const last = (engine) => steps.filter((s) => s.engine === engine).pop()
+    return {
+      settings,
+      figures: Object.fromEntries(settings.engines.map((e) => [e, last(e) || null])),
+      table: steps,
+      plots: [{
+        name: 'growth',
+        title: 'Insert rate, bytes per statement and query latency as the store grows',
+        spec: {
+          data: { values: long },
+          mark: { type: 'line', point: true },
+          encoding: {
+            x: { field: 'statements', type: 'quantitative', scale: { type: 'log' }, title: 'statements stored' },
+            y: { field: 'value', type: 'quantitative', title: null, scale: { type: 'log' } },
+            color: { field: 'engine', type: 'nominal' },
+            row: { field: 'measure', type: 'nominal', title: null }
+          },
+          resolve: { scale: { y: 'independent' } },
+          height: 120
+        }
+      }]
+    }
+  }
+}
+
+const scenarios = { ingest, soak: soakScenario, sessions, overload, 'bulk-load': bulk, engines }
 
 module.exports = { scenarios }
