@@ -76,29 +76,38 @@ function checkpointIfLarge () {
 }
 
 // The recent index tables are merged into the big ones (schema.js) once
-// they hold MERGE_STATEMENTS statements. Fewer, and a merge rewrites most
-// pages of the big tables for few statements; more, and every commit
-// rewrites more pages of the small ones. A writer counts them after every
-// CHECK_EVERY_STATEMENTS it stored.
+// they hold MERGE_STATEMENTS statements. Fewer, and each page of the big
+// tables is rewritten for few statements; more, and every commit rewrites
+// more pages of the small ones. A writer counts them after every
+// CHECK_EVERY_STATEMENTS it stored; a merge round then moves one of its
+// SLICES after each of this writer's commits.
 const MERGE_STATEMENTS = workerData.mergeStatements || 8192
 const CHECK_EVERY_STATEMENTS = Math.min(1000, MERGE_STATEMENTS)
+const SLICES = 8
 
 const { ops, upkeep, commit, rollback } = writeOps(db)
 let storedSinceCheck = 0
+let round = null // { seqCap, terms, ids, next }
 
-function mergeIfLarge (statements) {
+function mergeWhenLarge (statements) {
   storedSinceCheck += statements
-  if (storedSinceCheck < CHECK_EVERY_STATEMENTS) return
-  storedSinceCheck = 0
-  if (upkeep.recentStatements() < MERGE_STATEMENTS) return
+  if (!round && storedSinceCheck >= CHECK_EVERY_STATEMENTS) {
+    storedSinceCheck = 0
+    const started = upkeep.recentStatements() >= MERGE_STATEMENTS && upkeep.startRound(SLICES)
+    if (started) round = { ...started, next: 0 }
+  }
+  if (!round) return
   try {
     beginImmediate()
-    if (upkeep.recentStatements() >= MERGE_STATEMENTS) upkeep.mergeRecent() // another writer may have merged meanwhile
+    upkeep.mergeSlice(round, round.next)
     db.exec('COMMIT')
+    round.next++
+    if (round.next >= SLICES) round = null
   } catch {
-    if (db.inTransaction) db.exec('ROLLBACK') // the next check tries again
+    if (db.inTransaction) db.exec('ROLLBACK') // the next commit tries again
   }
 }
+
 const queue = []
 let scheduled = false
 
@@ -143,7 +152,7 @@ function runQueued () {
     for (const { id } of batch) replies.push({ id, error: errorOf(err) })
   }
   parentPort.postMessage(replies)
-  mergeIfLarge(statements)
+  mergeWhenLarge(statements)
   checkpointIfLarge()
   if (queue.length) {
     if (statements >= MAX_STATEMENTS_PER_TRANSACTION) sleep(YIELD_MS)
