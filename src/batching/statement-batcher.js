@@ -27,6 +27,7 @@ function createStatementBatcher ({ write, maxBatch, maxInFlight, maxConcurrentWr
   const completions = [] // { at, statements }
   const busy = [] // { from, to } spans
   let busySince = null
+  let perRequest = null // statements per request, a moving average
 
   function submit (records) {
     // Backpressure: refuse at once rather than queue without bound; a
@@ -35,6 +36,7 @@ function createStatementBatcher ({ write, maxBatch, maxInFlight, maxConcurrentWr
       throw errors.TooManyRequests(`more than ${maxInFlight} statements are waiting to be stored; retry shortly`, { headers: { 'Retry-After': '1' } })
     }
     inFlight += records.length
+    perRequest = perRequest === null ? records.length : perRequest * 0.95 + records.length * 0.05
     const submitted = { at: Date.now() }
     waiting.add(submitted)
     return new Promise((resolve, reject) => {
@@ -130,6 +132,10 @@ function createStatementBatcher ({ write, maxBatch, maxInFlight, maxConcurrentWr
       const rate = inFlight ? drainRate(now) : 0
       return Math.max(now - oldest, rate > 0 ? (inFlight / rate) * 1000 : 0)
     },
+    // Statements written per second of writing recently (0: no write in
+    // the last couple of seconds), and per request.
+    statementsPerSecond: () => drainRate(Date.now()),
+    statementsPerRequest: () => perRequest,
     drain () {
       if (inFlight === 0) return Promise.resolve()
       return new Promise((resolve) => idleWaiters.push(resolve))

@@ -3,8 +3,9 @@
 const { test } = require('node:test')
 const assert = require('node:assert/strict')
 const crypto = require('node:crypto')
+const net = require('node:net')
 const { statement } = require('../helpers/statements')
-const { startLrs, ENGINE } = require('../helpers/lrs')
+const { startLrs, ENGINE, basic, ADMIN } = require('../helpers/lrs')
 const { gate } = require('../helpers/gate')
 
 const READS = new Set(['find', 'aggregate', 'getMore', 'count', 'distinct'])
@@ -120,4 +121,43 @@ test('when a write has been held up past LRS_MAX_WAIT_MS, new statement requests
   write.open()
   assert.equal((await first).status, 200)
   assert.equal((await lrs.client('/statements', { method: 'POST', body: statement() })).status, 200)
+})
+
+// A statement POST whose body is held back after its first byte: the
+// request is admitted (or refused) on its head. Resolves { status, finish }:
+// status once an answer comes, finish() sends the rest of the body.
+function heldPost (url, body) {
+  const { hostname, port } = new URL(url)
+  const text = JSON.stringify(body)
+  const socket = net.connect(port, hostname)
+  socket.write('POST /xapi/statements HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nX-Experience-API-Version: 1.0.3\r\n' +
+    `Authorization: ${basic(ADMIN.user, ADMIN.password)}\r\nContent-Length: ${Buffer.byteLength(text)}\r\n\r\n${text[0]}`)
+  let data = ''
+  const status = new Promise((resolve, reject) => {
+    socket.on('data', (chunk) => {
+      data += chunk
+      if (data.includes('\r\n\r\n')) resolve(Number(data.split(' ')[1]))
+    })
+    socket.on('error', reject)
+  })
+  return { status, finish: () => socket.write(text.slice(1)), close: () => socket.destroy() }
+}
+
+test('a burst of statement writes arriving together is admitted only up to LRS_MAX_WAIT_MS of expected work, before any of it is stored', async (t) => {
+  const lrs = await startLrs({ LRS_MAX_WAIT_MS: '10' })
+  // bodies held back: admitted requests stay in flight ahead of the batcher
+  const held = Array.from({ length: 60 }, () => heldPost(lrs.url, statement()))
+  t.after(() => { for (const h of held) h.close() })
+  const answered = []
+  held.forEach((h, i) => h.status.then((status) => answered.push({ i, status })))
+  // the last one is refused at once once the admitted ones fill the bound
+  const last = await Promise.race([held[held.length - 1].status, new Promise((resolve) => { const t = setTimeout(resolve, 10000, 'no answer within 10 s'); t.unref() })])
+  assert.equal(last, 429)
+  const refused = answered.filter((a) => a.status === 429).map((a) => a.i)
+  assert.ok(refused.length < held.length - 1, 'the first requests are admitted')
+  // the admitted ones complete and are stored
+  const admitted = held.filter((_, i) => !refused.includes(i))
+  for (const h of admitted) h.finish()
+  assert.deepEqual([...new Set(await Promise.all(admitted.map((h) => h.status)))], [200])
+  for (const h of held) h.close() // here too: left to t.after, the sockets held the test a minute
 })
