@@ -12,41 +12,17 @@
 //   node bench/engines.js                       (sqlite and ferretdb, small sizes)
 //   BENCH_SIZES=100000,1000000 BENCH_ENGINES=sqlite node bench/engines.js
 
-const crypto = require('node:crypto')
 const path = require('node:path')
 const { scormStatement } = require('./statement-generator')
-const { toRecord } = require('../src/resources/statements/statement-record')
 const { statementQuery } = require('../src/storage/statement-query')
 const { agentKey } = require('../src/resources/agents/agent-keys')
-const { loadConfig } = require('../src/config')
-const { createLogger } = require('../src/logger')
-const { openStorage } = require('../src/storage')
 const { startStore } = require('./store')
+const { fillStore, openStoreStorage } = require('./fill-store')
 const { percentile, saveResult } = require('./report')
-
-const AUTHORITY = { objectType: 'Agent', name: 'bench', account: { homePage: 'http://localhost/lrs', name: 'bench' } }
-const BATCH = 500
-const IN_FLIGHT = 4 // batches, as several workers' requests would be
 
 async function openEngine (engine) {
   const store = await startStore(engine)
-  const storage = openStorage(loadConfig({ ...store.lrsEnv, LRS_LOG_LEVEL: 'warn' }), createLogger({ logLevel: 'warn' }))
-  await storage.ready
-  return { engine, store, storage, filled: 0 }
-}
-
-// Statements from..to of the generator; returns statements/s.
-async function fill ({ storage }, from, to) {
-  const started = process.hrtime.bigint()
-  const pending = []
-  for (let i = from; i < to;) {
-    const records = []
-    for (const end = Math.min(to, i + BATCH); i < end; i++) records.push(toRecord({ ...scormStatement(i), id: crypto.randomUUID() }, { authority: AUTHORITY, xapiVersion: '1.0.3' }))
-    pending.push(storage.statements.storeBatch([records], { stored: new Date(), sameStatement: () => true }))
-    if (pending.length >= IN_FLIGHT) await pending.shift()
-  }
-  await Promise.all(pending)
-  return (to - from) / (Number(process.hrtime.bigint() - started) / 1e9)
+  return { engine, store, storage: await openStoreStorage(store), filled: 0 }
 }
 
 // An agent's 10 newest statements, for random learners of the population.
@@ -73,7 +49,7 @@ async function storageEngines ({ engines, sizes, maxSize = {}, queries = 20, onS
       const turn = k % 2 ? [...open].reverse() : open
       for (const e of turn) {
         if (size > (maxSize[e.engine] ?? Infinity)) continue
-        const statementsPerSec = await fill(e, e.filled, size)
+        const statementsPerSec = await fillStore(e.storage, e.filled, size)
         e.filled = size
         const bytes = e.store.bytesOnDisk()
         const query = await timeQuery(e, queries)

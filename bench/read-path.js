@@ -12,23 +12,17 @@
 
 const os = require('node:os')
 const path = require('node:path')
-const crypto = require('node:crypto')
 const autocannon = require('autocannon')
 const { scormStatement } = require('./statement-generator')
-const { toRecord } = require('../src/resources/statements/statement-record')
-const { loadConfig } = require('../src/config')
-const { createLogger } = require('../src/logger')
-const { openStorage } = require('../src/storage')
 const { startLrs } = require('./lrs-process')
 const { startStore } = require('./store')
+const { fillStore, openStoreStorage } = require('./fill-store')
 const { percentile, saveResult } = require('./report')
 
 const SIZES = (process.env.BENCH_SIZES || '100000,1000000').split(',').map(Number)
 const QUERIES = Number(process.env.BENCH_QUERIES || 40)
 const INGEST_RATE = Number(process.env.BENCH_INGEST_RATE || 1000)
 const INGEST_BATCH = 20
-const LOAD_GROUP = 1000
-const AUTHORITY = { objectType: 'Agent', name: 'bench', account: { homePage: 'http://localhost/lrs', name: 'bench' } }
 const AUTH = 'Basic ' + Buffer.from('bench:bench-secret').toString('base64')
 
 // Query shapes, each from a random statement of the generator's population.
@@ -48,18 +42,6 @@ const SHAPES = {
 
 function enc (v) {
   return encodeURIComponent(v)
-}
-
-async function fill (storage, from, to) {
-  const started = Date.now()
-  for (let i = from; i < to; i += LOAD_GROUP) {
-    const records = []
-    for (let j = i; j < Math.min(to, i + LOAD_GROUP); j++) records.push(toRecord({ ...scormStatement(j), id: crypto.randomUUID() }, { authority: AUTHORITY, xapiVersion: '1.0.3' }))
-    await storage.statements.storeBatch([records], { stored: new Date(), sameStatement: () => true })
-    if ((i / LOAD_GROUP) % 50 === 0) process.stderr.write(`  filled ${i + records.length} of ${to}\r`)
-  }
-  process.stderr.write('\n')
-  return (to - from) / ((Date.now() - started) / 1000)
 }
 
 // `limit`: '' for the server's page size (100), or e.g. '&limit=10'.
@@ -94,14 +76,14 @@ function backgroundIngest (url) {
 async function main () {
   const store = await startStore()
   const lrs = await startLrs({ store })
-  const storage = openStorage(loadConfig({ ...store.lrsEnv, LRS_LOG_LEVEL: 'warn' }), createLogger({ logLevel: 'warn' }))
-  await storage.ready
+  const storage = await openStoreStorage(store)
   const results = []
   let filled = 0
   try {
     for (const size of SIZES) {
       process.stderr.write(`filling to ${size} statements\n`)
-      const loadRate = await fill(storage, filled, size)
+      const loadRate = await fillStore(storage, filled, size, { onProgress: (n) => process.stderr.write(`  filled ${n} of ${size}\r`) })
+      process.stderr.write('\n')
       filled = size
       const ingest = backgroundIngest(lrs.url)
       // Warm-up, not counted: every shape once per worker, ingest under way.

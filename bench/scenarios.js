@@ -22,8 +22,8 @@ const PROFILES = {
     full: { seconds: 600, windowSeconds: 10 }
   },
   sessions: {
-    quick: { maxLearners: 800, stepLearners: 80, stepSeconds: 6, intervalMs: 500, steps: 5 },
-    full: { maxLearners: 3000, stepLearners: 150, stepSeconds: 15, intervalMs: 500, steps: 10 }
+    quick: { maxLearners: 800, stepLearners: 80, stepSeconds: 6, intervalMs: 500, steps: 5, prefilled: 100000 },
+    full: { maxLearners: 3000, stepLearners: 150, stepSeconds: 15, intervalMs: 500, steps: 10, prefilled: 1000000 }
   },
   overload: {
     quick: { connections: [5, 10, 25, 50, 100, 200], seconds: 5 },
@@ -212,18 +212,20 @@ const soakScenario = {
 
 const sessions = {
   title: 'Learner sessions',
-  question: 'How many learners taking SCORM/cmi5 courses at once can the LRS serve before the 99th percentile of their requests passes 1.2 s, 2 s and 5 s (Ideal, Acceptable, Frustrating, Unacceptable in the SCORM Engine study)? Each learner reads its bookmark, sends a statement and writes its bookmark every 20 s, then completes and checks completion by registration.',
+  question: 'How many learners taking SCORM/cmi5 courses at once can the LRS serve before the 99th percentile of their requests passes 1.2 s, 2 s and 5 s (Ideal, Acceptable, Frustrating, Unacceptable in the SCORM Engine study)? Each learner reads its bookmark, sends a statement and writes its bookmark every 20 s, then completes and checks completion by registration. The store holds 100,000 statements before the learners start (1,000,000 in --full).',
   remote: true,
   async run ({ profile, target, progress }) {
     const settings = PROFILES.sessions[profile]
     const result = await learnerSessions({
       ...settings,
+      prefilled: target.url ? 0 : settings.prefilled,
       target,
+      onPrefill: (n) => progress(`  store filled with ${n} statements`),
       onStep: (l) => progress(`  ${l.learners} learners (${l.virtualLearners} virtual): ${l.requestsPerSec} requests/s, P50 ${l.p50Ms} ms, P99 ${l.p99Ms} ms, completion check P99 ${l.completionCheckP99Ms} ms (${l.completionChecksWrong} of ${l.completionChecks} wrong), 429 ${l.refused429}, failures ${l.failures}`)
     })
     const rules = result.thresholds.map((t) => ({ ms: t.ms, name: t.name }))
     return {
-      settings: { ...settings, timeCompression: `${result.compression}x: a virtual learner every ${settings.intervalMs / 1000} s stands for ${result.compression} learners every 20 s` },
+      settings: { ...settings, prefilled: target.url ? 'the deployment as it is' : settings.prefilled, timeCompression: `${result.compression}x: a virtual learner every ${settings.intervalMs / 1000} s stands for ${result.compression} learners every 20 s` },
       figures: {
         learnersWhenP99: result.crossing,
         completionChecks: result.levels.reduce((n, l) => n + l.completionChecks, 0),

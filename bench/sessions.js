@@ -17,6 +17,7 @@ const crypto = require('node:crypto')
 const { scormStatement, registrationOf } = require('./statement-generator')
 const { startLrs } = require('./lrs-process')
 const { startStore } = require('./store')
+const { prefill } = require('./fill-store')
 const { percentile } = require('./report')
 
 const REAL_INTERVAL_MS = 20000
@@ -82,9 +83,12 @@ async function session (request, { n, intervalMs, steps, record, running }) {
 
 // target: { engine } or { url, auth }. Learners rise by `stepLearners`
 // every `stepSeconds` up to `maxLearners`; each finished session is
-// replaced at once, so the number active is the step's.
-async function learnerSessions ({ target, maxLearners = 400, stepLearners = 40, stepSeconds = 6, intervalMs = 2000, steps = 5, onStep = () => {} }) {
+// replaced at once, so the number active is the step's. `prefilled`: the
+// statements stored before the LRS starts (a store in use, not an empty
+// one; not with a target URL).
+async function learnerSessions ({ target, maxLearners = 400, stepLearners = 40, stepSeconds = 6, intervalMs = 2000, steps = 5, prefilled = 0, onPrefill = () => {}, onStep = () => {} }) {
   const store = target.url ? null : await startStore(target.engine)
+  if (store) await prefill(store, prefilled, { onProgress: onPrefill })
   const lrs = target.url ? { url: target.url, stop: async () => {} } : await startLrs({ store })
   const request = client(lrs.url, target.url ? target.auth : 'bench:bench-secret')
   const compression = REAL_INTERVAL_MS / intervalMs
