@@ -2,7 +2,8 @@
 
 // The load-testing product: `npm run bench` runs the quick profile (under
 // five minutes on a 2-core machine), `npm run bench -- --full` the full one
-// (three repetitions, more sizes), `npm run bench -- ingest` one scenario.
+// (more sizes, every scenario three times: figures as median and spread;
+// `--repeat N` sets the count), `npm run bench -- ingest` one scenario.
 // By default it starts everything itself on 127.0.0.1 (the LRS the README
 // way, on a fresh store per run) and stops it; `--url http://host:8080
 // --user KEY --password SECRET` measures a running deployment instead
@@ -20,6 +21,7 @@ const { execFileSync } = require('node:child_process')
 const { scenarios } = require('./scenarios')
 const { renderSvg } = require('./plots')
 const { writeReport } = require('./bench-report')
+const { combineRuns } = require('./repetitions')
 
 function gitCommit () {
   try {
@@ -46,11 +48,13 @@ async function main (argv) {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { full: { type: 'boolean' }, url: { type: 'string' }, user: { type: 'string' }, password: { type: 'string' }, engine: { type: 'string' } }
+    options: { full: { type: 'boolean' }, url: { type: 'string' }, user: { type: 'string' }, password: { type: 'string' }, engine: { type: 'string' }, repeat: { type: 'string' } }
   })
   const unknown = positionals.filter((p) => !scenarios[p])
   if (unknown.length) throw new Error(`unknown scenario ${unknown.join(', ')}; known: ${Object.keys(scenarios).join(', ')}`)
   const profile = values.full ? 'full' : 'quick'
+  const repeat = values.repeat === undefined ? (profile === 'full' ? 3 : 1) : Number(values.repeat)
+  if (!Number.isInteger(repeat) || repeat < 1 || repeat > 10) throw new Error('--repeat takes a whole number from 1 to 10')
   const target = values.url
     ? { url: values.url.replace(/\/+$/, ''), auth: `${values.user || ''}:${values.password || ''}` }
     : { engine: values.engine || 'sqlite' }
@@ -70,7 +74,14 @@ async function main (argv) {
       continue
     }
     progress(`${name}: ${scenario.title}`)
-    const section = await scenario.run({ profile, target, progress })
+    // Scenarios that alternate their own repetitions (bulk-load) run once.
+    const times = scenario.repeatsInside ? 1 : repeat
+    const runs = []
+    for (let k = 0; k < times; k++) {
+      if (times > 1) progress(`${name}: repetition ${k + 1} of ${times}`)
+      runs.push(await scenario.run({ profile, target, progress }))
+    }
+    const section = combineRuns(runs)
     const plots = []
     for (const plot of section.plots || []) {
       const file = `plots/${name}-${plot.name}.svg`

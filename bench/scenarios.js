@@ -19,7 +19,7 @@ const PROFILES = {
   },
   soak: {
     quick: { seconds: 60, windowSeconds: 5 },
-    full: { seconds: 600, windowSeconds: 10 }
+    full: { seconds: 300, windowSeconds: 10 }
   },
   sessions: {
     quick: { maxLearners: 800, stepLearners: 80, stepSeconds: 6, intervalMs: 500, steps: 5, prefilled: 100000 },
@@ -111,6 +111,7 @@ const ingest = {
 
 const bulk = {
   title: 'Bulk load',
+  repeatsInside: true, // raw, import and API alternate, `repeat` times
   question: 'How fast does a trusted loader (npm run import) fill a store, against the same file through POST /statements and the engine\'s raw insert (the Ed-Fi study)?',
   remote: false,
   async run ({ profile, target, progress }) {
