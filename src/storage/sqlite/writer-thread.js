@@ -103,8 +103,15 @@ function mergeWhenLarge (statements) {
     db.exec('COMMIT')
     round.next++
     if (round.next >= SLICES) round = null
-  } catch {
-    if (db.inTransaction) db.exec('ROLLBACK') // the next commit tries again
+  } catch (err) {
+    if (db.inTransaction) db.exec('ROLLBACK')
+    // busy: the next commit tries again. Anything else would repeat: it is
+    // logged and the round dropped until the next check (reads stay right:
+    // they look in both tables).
+    if (err.code !== 'SQLITE_BUSY') {
+      round = null
+      parentPort.postMessage({ warning: 'SQLite index merge failed; new index rows stay in the recent tables', error: errorOf(err) })
+    }
   }
 }
 

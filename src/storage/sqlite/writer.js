@@ -19,6 +19,10 @@ function startWriter (dataDir, logger, { walLimitBytes, mergeStatements } = {}) 
   })
 
   worker.on('message', (replies) => {
+    if (replies && replies.warning) {
+      logger.warn({ err: replies.error }, replies.warning)
+      return
+    }
     if (!Array.isArray(replies)) return
     for (const r of replies) {
       const call = pending.get(r.id)
