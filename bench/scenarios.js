@@ -44,14 +44,16 @@ const PROFILES = {
 const round = (x) => (x === null || x === undefined ? null : Math.round(x))
 
 // Several measures over one x axis, one small chart each (rows), each with
-// its own y scale: `values` are { [x.field], measure, value }.
-function measuresChart (values, x) {
+// its own y scale: `values` are { [x.field], measure, value }. `series`:
+// a field that makes one line per value (colour); `logY`: y on a log scale.
+function measuresChart (values, x, { series = null, logY = false } = {}) {
   return {
     data: { values },
     mark: { type: 'line', point: true },
     encoding: {
       x: { type: 'quantitative', ...x },
-      y: { field: 'value', type: 'quantitative', title: null },
+      y: { field: 'value', type: 'quantitative', title: null, ...(logY && { scale: { type: 'log' } }) },
+      ...(series && { color: { field: series, type: 'nominal' } }),
       row: { field: 'measure', type: 'nominal', title: null }
     },
     resolve: { scale: { y: 'independent' } },
@@ -271,18 +273,7 @@ const engines = {
       plots: [{
         name: 'growth',
         title: 'Insert rate, bytes per statement and query latency as the store grows',
-        spec: {
-          data: { values: long },
-          mark: { type: 'line', point: true },
-          encoding: {
-            x: { field: 'statements', type: 'quantitative', scale: { type: 'log' }, title: 'statements stored' },
-            y: { field: 'value', type: 'quantitative', title: null, scale: { type: 'log' } },
-            color: { field: 'engine', type: 'nominal' },
-            row: { field: 'measure', type: 'nominal', title: null }
-          },
-          resolve: { scale: { y: 'independent' } },
-          height: 120
-        }
+        spec: measuresChart(long, { field: 'statements', scale: { type: 'log' }, title: 'statements stored' }, { series: 'engine', logY: true })
       }]
     }
   }

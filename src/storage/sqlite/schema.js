@@ -36,6 +36,8 @@ const VERSION = 3
 // Where the (term, seq) and (id, seq) rows are: the big table and the recent one.
 const TERM_TABLES = ['statement_terms', 'recent_terms']
 const ID_TABLES = ['statement_ids', 'recent_ids']
+// The seq of the stored id @id, from whichever id table holds it.
+const SEQ_OF_ID = ID_TABLES.map((table) => `SELECT seq FROM ${table} WHERE id = @id`).join(' UNION ALL ')
 
 const STATEMENTS_TABLE = `
 CREATE TABLE IF NOT EXISTS statements (
@@ -198,4 +200,4 @@ function ensureSchema (db) {
   if (version < VERSION) db.pragma(`user_version = ${VERSION}`)
 }
 
-module.exports = { ensureSchema, TERM_TABLES, ID_TABLES }
+module.exports = { ensureSchema, TERM_TABLES, ID_TABLES, SEQ_OF_ID }

@@ -13,7 +13,7 @@ const { idToBlob, blobToId } = require('./ids')
 const { storedOf, lastSeqOf } = require('./seq')
 const { termReader, agentTerm, agentTerms } = require('./terms')
 const { statementSeqQuery, referencedQuery, placeholders } = require('./statement-sql')
-const { TERM_TABLES, ID_TABLES } = require('./schema')
+const { TERM_TABLES, ID_TABLES, SEQ_OF_ID } = require('./schema')
 
 const MAX_SAME_ROUNDS = 10
 // A filtered query walks its driving term's postings in windows of this
@@ -26,7 +26,7 @@ function toRow (r) {
   return { id: blobToId(r.id), body: r.body, stored: storedOf(r.seq), timestampFromStored: r.ts === 1, position: String(r.seq) }
 }
 
-// The postings of one term (seq > ? and <= ?) from every term table, in
+// The postings of one term (seq >= ? and <= ?) from every term table, in
 // one order: the arms are merged, not sorted.
 function postingsSql (order, { offset = false } = {}) {
   const arm = (table) => `SELECT seq FROM ${table} WHERE term = ? AND seq >= ? AND seq <= ?`
@@ -38,10 +38,8 @@ function statementsRepository (db, { writer }) {
   const postings = { ASC: db.prepare(postingsSql('ASC')).pluck(), DESC: db.prepare(postingsSql('DESC')).pluck() }
   const windowEdge = { ASC: db.prepare(postingsSql('ASC', { offset: true })).pluck(), DESC: db.prepare(postingsSql('DESC', { offset: true })).pluck() }
   const termRange = (term, low, high) => TERM_TABLES.flatMap(() => [term, low, high])
-  // the seq of a stored id, from either id table (schema.js)
-  const seqOf = ID_TABLES.map((table) => `SELECT seq FROM ${table} WHERE id = @id`).join(' UNION ALL ')
-  const byId = db.prepare(`SELECT seq, id, ts, body, authority FROM statements WHERE seq = (${seqOf}) AND voided = @voided`)
-  const byIdAny = db.prepare(`SELECT seq, id, ts, body FROM statements WHERE seq = (${seqOf})`)
+  const byId = db.prepare(`SELECT seq, id, ts, body, authority FROM statements WHERE seq = (${SEQ_OF_ID}) AND voided = @voided`)
+  const byIdAny = db.prepare(`SELECT seq, id, ts, body FROM statements WHERE seq = (${SEQ_OF_ID})`)
 
   function rowsBySeq (seqs) {
     if (!seqs.length) return []

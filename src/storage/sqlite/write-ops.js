@@ -7,7 +7,7 @@
 const { termsOf, termWriter } = require('./terms')
 const { idToBlob, blobToId } = require('./ids')
 const { firstSeqOf, lastSeqOf } = require('./seq')
-const { TERM_TABLES, ID_TABLES } = require('./schema')
+const { TERM_TABLES, ID_TABLES, SEQ_OF_ID } = require('./schema')
 
 const PAIRS_PER_INSERT = 100
 
@@ -17,8 +17,7 @@ function writeOps (db) {
   const insertStatement = db.prepare(`INSERT INTO statements
     (seq, id, voiding, ts, verb, registration, authority, ref, term_ids, attachments, body)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
-  // The seq of a stored id, in either id table (schema.js).
-  const seqOfId = db.prepare(ID_TABLES.map((table) => `SELECT seq FROM ${table} WHERE id = @id`).join(' UNION ALL ')).pluck()
+  const seqOfId = db.prepare(SEQ_OF_ID).pluck()
   const insertId = db.prepare('INSERT INTO recent_ids (id, seq) VALUES (?, ?)')
   const insertOutbox = db.prepare('INSERT INTO forward_outbox (upstream, statement_id, enqueued_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING')
   const pairInserts = new Map()
@@ -84,7 +83,7 @@ function writeOps (db) {
       r.ref ? idToBlob(r.ref) : null, JSON.stringify(t.all), r.attachments.length ? JSON.stringify(r.attachments) : null, r.body)
     insertId.run(id, seq)
     for (const term of t.all) pairs.push([term, seq])
-    for (const upstream of forwardTo) insertOutbox.run(upstream, idToBlob(r.id), now)
+    for (const upstream of forwardTo) insertOutbox.run(upstream, id, now)
     return true
   }
 
