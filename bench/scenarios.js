@@ -31,7 +31,7 @@ const PROFILES = {
   },
   bulkLoad: {
     quick: { count: 20000, repeat: 1 },
-    full: { count: 50000, repeat: 3 }
+    full: { count: 200000, repeat: 3 }
   },
   // FerretDB reads every statement for a filtered query (seconds at 25,000):
   // it stops early.

@@ -9,11 +9,13 @@
 // checkpoint, and the next run of the same file starts there.
 //
 // Speed: chunks are validated here while the previous ones are written
-// (on SQLite by the writer thread), so the import runs at the engine's own
-// insert rate or better.
+// (on SQLite by the writer thread), so the import runs close to the
+// engine's own insert rate: on two cores 82 % of it into an empty store,
+// where the writer is at its fastest and both threads need a core, and
+// 93 % at 200,000 statements (bench/bulk-load.js).
 
 const { toRecord } = require('../resources/statements/statement-record')
-const { withoutMembers, scanJson } = require('../validation/json-scan')
+const { withoutMembers } = require('../validation/json-scan')
 const { areEquivalent } = require('../resources/statements/equivalence')
 const { detectFormat, statementItems } = require('./statement-file')
 
@@ -33,14 +35,12 @@ function recordOf (item, { validator, importAuthority, now, limits }) {
   } catch {
     return { reason: 'not valid JSON' }
   }
-  try {
-    scanJson(item.text, limits) // the depth and string limits of a POST
-  } catch (err) {
-    return { reason: err.message }
-  }
+  if (statement === null || typeof statement !== 'object' || Array.isArray(statement)) return { reason: 'not a JSON object' }
   const xapiVersion = xapiVersionOf(statement)
   let stored = now
+  let own
   try {
+    own = ownText(statement, item.text, limits) // and the depth and string limits of a POST
     validator.validateStatement(statement, xapiVersion)
     if (!statement.id) throw new Error('statement has no id (an import keeps ids; add one)')
     if (statement.stored !== undefined) {
@@ -51,21 +51,22 @@ function recordOf (item, { validator, importAuthority, now, limits }) {
     return { reason: err.message }
   }
   const authority = statement.authority || importAuthority
-  const [own, text] = withOwnText(statement, item.text)
-  const record = toRecord(own, { authority, xapiVersion }, text)
+  const { stored: _, authority: __, ...rest } = statement
+  const record = toRecord(rest, { authority, xapiVersion }, own ?? undefined)
   if (Buffer.byteLength(record.body) > limits.maxStatementBytes) return { reason: `the statement is larger than ${limits.maxStatementBytes} bytes (LRS_MAX_STATEMENT_BYTES)` }
   record.stored = stored
   return { record }
 }
 
-// The statement without the properties the store keeps apart, and its
-// text without them too, so that toRecord keeps the text rather than
-// serialising the statement again (about a fifth of an import's CPU).
-function withOwnText (statement, text) {
-  const { stored, authority, ...rest } = statement
-  const apart = [stored !== undefined && 'stored', authority !== undefined && 'authority'].filter(Boolean)
-  const own = apart.length ? withoutMembers(text, apart) : text
-  return own === null ? [statement] : [rest, own]
+// The statement's text without the properties the store keeps apart (null
+// when they cannot be cut out of it), so that toRecord keeps the text
+// rather than serialising the statement again (about a fifth of an
+// import's CPU). The same pass checks the limits (throws beyond them).
+function ownText (statement, text, limits) {
+  const apart = []
+  if (statement.stored !== undefined) apart.push('stored')
+  if (statement.authority !== undefined) apart.push('authority')
+  return withoutMembers(text, apart, limits)
 }
 
 // files: paths. Returns { files: [{ file, stored, existing, rejected }], rejects: [...] }.

@@ -33,14 +33,25 @@ const MBOX = /^mailto:[^@\s]+@[^@\s]+$/
 const SHA1_HEX = /^[0-9a-fA-F]{40}$/
 const SHA2_HEX = /^[0-9a-fA-F]{56,128}$/
 
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
+
+function daysIn (year, month) {
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0)
+  return month === 2 && leap ? 29 : DAYS_IN_MONTH[month - 1]
+}
+
+// Checks the fields by hand rather than through Date.parse, which costs
+// more than the rest of the check and yet takes February 30 (as March 2).
 function isValidTimestamp (value) {
   const m = TIMESTAMP.exec(value)
   if (!m) return false
-  const zone = m[8]
-  if (zone && /^-00(:?00)?$/.test(zone)) return false
   const [year, month, day, hour, minute, second] = [m[1], m[2], m[3], m[4], m[5], m[6] || '0'].map(Number)
-  if (month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 || second > 60) return false
-  return !Number.isNaN(Date.parse(toIsoExtended(m)))
+  if (month < 1 || month > 12 || day < 1 || day > daysIn(year, month) || hour > 23 || minute > 59 || second > 59) return false
+  const zone = m[8]
+  if (!zone || zone === 'Z') return true
+  if (/^-00(:?00)?$/.test(zone)) return false
+  const offsetMinutes = zone.length > 3 ? Number(zone.slice(-2)) : 0
+  return Number(zone.slice(1, 3)) <= 23 && offsetMinutes <= 59
 }
 
 function toIsoExtended (m) {

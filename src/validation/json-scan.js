@@ -38,6 +38,9 @@ function endOfString (text, open) {
   }
 }
 
+const tooLong = (max) => errors.BadRequest(`a string is longer than ${max} characters (LRS_MAX_STRING_LENGTH)`)
+const tooDeep = (max) => errors.BadRequest(`objects and arrays are nested deeper than ${max} levels (LRS_MAX_JSON_DEPTH)`)
+
 // Returns the text of each object: the whole text for an object, each
 // object element for an array; null for anything else.
 function scanJson (text, { maxDepth, maxStringLength }) {
@@ -51,11 +54,11 @@ function scanJson (text, { maxDepth, maxStringLength }) {
     const c = body.charCodeAt(i)
     if (c === QUOTE) {
       const close = endOfString(body, i)
-      if (close - i - 1 > maxStringLength) throw errors.BadRequest(`a string is longer than ${maxStringLength} characters (LRS_MAX_STRING_LENGTH)`)
+      if (close - i - 1 > maxStringLength) throw tooLong(maxStringLength)
       i = close
     } else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
       if (isArray && depth === 1) start = c === OPEN_BRACE ? i : -1
-      if (++depth > maxDepth) throw errors.BadRequest(`objects and arrays are nested deeper than ${maxDepth} levels (LRS_MAX_JSON_DEPTH)`)
+      if (++depth > maxDepth) throw tooDeep(maxDepth)
     } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
       depth--
       if (isArray && depth === 1 && start >= 0) {
@@ -71,49 +74,63 @@ function scanJson (text, { maxDepth, maxStringLength }) {
 // The text of one JSON object without some of its top-level members, or
 // null when one of them is not there as a plain key (an escaped key is
 // possible in JSON): the caller then serialises the parsed value instead.
-// The import keeps a statement's own text this way (dropping `stored` and
-// `authority`, which the store keeps apart) rather than paying for
-// JSON.stringify.
-function withoutMembers (text, keys) {
-  const spans = []
+// Enforces the limits of scanJson in the same pass. The import keeps a
+// statement's own text this way (dropping `stored` and `authority`, which
+// the store keeps apart) rather than paying for JSON.stringify or a second
+// scan.
+function withoutMembers (text, keys, { maxDepth, maxStringLength }) {
+  const cuts = [] // [from, to) pairs, in order
   let depth = 0
   let expectKey = false
-  let member = null
+  let commaBefore = -1 // before the current top-level member; -1 for a first one
+  let cutFrom = -1 // where the current member's cut starts, if it is one of keys
+  let found = 0 // bit k: keys[k] was seen
+  let count = 0
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i)
     if (c === QUOTE) {
       const close = endOfString(text, i)
+      if (close - i - 1 > maxStringLength) throw tooLong(maxStringLength)
       if (depth === 1 && expectKey) {
         expectKey = false
-        const key = text.slice(i + 1, close)
-        if (keys.includes(key)) member = { key, start: i }
+        const k = keyIndex(text, i + 1, close, keys)
+        if (k >= 0) {
+          found |= 1 << k
+          count++
+          cutFrom = commaBefore >= 0 ? commaBefore : i
+        }
       }
       i = close
     } else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
       if (depth === 0) expectKey = true
-      depth++
+      if (++depth > maxDepth) throw tooDeep(maxDepth)
     } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
-      depth--
-      if (depth === 0 && member) { spans.push({ ...member, end: i }); member = null }
+      if (--depth === 0 && cutFrom >= 0) cuts.push(cutFrom, i)
     } else if (c === COMMA && depth === 1) {
-      if (member) { spans.push({ ...member, end: i }); member = null }
+      // a first member goes with the comma after it, and the next member
+      // becomes the first
+      if (cutFrom >= 0 && commaBefore < 0) cuts.push(cutFrom, i + 1)
+      else if (cutFrom >= 0) cuts.push(cutFrom, i)
+      if (cutFrom < 0 || commaBefore >= 0) commaBefore = i
+      cutFrom = -1
       expectKey = true
     }
   }
-  if (spans.length !== keys.length || new Set(spans.map((s) => s.key)).size !== keys.length) return null
-  let out = text
-  for (const { start, end } of spans.sort((a, b) => b.start - a.start)) {
-    let before = start - 1
-    while (SPACE.has(out.charCodeAt(before))) before--
-    if (out.charCodeAt(before) === COMMA) {
-      out = out.slice(0, before) + out.slice(end)
-    } else {
-      let after = end
-      while (SPACE.has(out.charCodeAt(after))) after++
-      out = out.slice(0, start) + out.slice(out.charCodeAt(after) === COMMA ? after + 1 : end)
-    }
+  if (count !== keys.length || found !== (1 << keys.length) - 1) return null
+  let out = ''
+  let from = 0
+  for (let j = 0; j < cuts.length; j += 2) {
+    out += text.slice(from, cuts[j])
+    from = cuts[j + 1]
   }
-  return out
+  return out + text.slice(from)
+}
+
+function keyIndex (text, from, to, keys) {
+  for (let k = 0; k < keys.length; k++) {
+    if (keys[k].length === to - from && text.startsWith(keys[k], from)) return k
+  }
+  return -1
 }
 
 module.exports = { scanJson, withoutMembers }

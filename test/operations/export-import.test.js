@@ -116,15 +116,16 @@ test('export takes since and until, and refuses bad values', async () => {
 
 test('a JSON array file imports; bad statements are rejected with their reasons and the rest is stored', async () => {
   const good = Array.from({ length: 5 }, () => ({ ...statement(), id: crypto.randomUUID() }))
-  const items = [good[0], { actor: 'nobody' }, good[1], 42, good[2], { ...statement() }, good[3], good[4]]
+  const items = [good[0], { actor: 'nobody' }, good[1], 42, good[2], { ...statement() }, null, good[3], good[4]]
   const file = tempFile('statements.json')
   fs.writeFileSync(file, JSON.stringify(items, null, 2))
   const store = newStore()
   const res = await runCli('import-cli.js', [file], store)
   assert.equal(res.code, 1)
-  assert.match(res.stdout, /\(array\): 5 stored, 0 already stored, 3 rejected/)
+  assert.match(res.stdout, /\(array\): 5 stored, 0 already stored, 4 rejected/)
   assert.match(res.stdout, /statement #2 \(byte \d+\)/)
   assert.match(res.stdout, /has no id/)
+  assert.match(res.stdout, /2 {2}not a JSON object/) // 42 and null
   const lrs = await startLrs({ ...store })
   const ids = (await allStatements(lrs)).map((s) => s.id).sort()
   assert.deepEqual(ids, good.map((s) => s.id).sort())

@@ -6,7 +6,7 @@
 const { test } = require('node:test')
 const assert = require('node:assert/strict')
 const fc = require('fast-check')
-const { scanJson } = require('../../src/validation/json-scan')
+const { scanJson, withoutMembers } = require('../../src/validation/json-scan')
 
 const NO_LIMITS = { maxDepth: 1e6, maxStringLength: 1e9 }
 
@@ -60,5 +60,43 @@ test('it refuses exactly the nesting deeper than maxDepth and the strings longer
     try { scanJson(text, { maxDepth, maxStringLength }) } catch (err) { refused = err }
     assert.equal(refused !== null, tooDeep || tooLong, text)
     if (refused) assert.equal(refused.status, 400)
+  }), { numRuns: 500 })
+})
+
+// An object with some of `stored` and `authority` among its members, in any
+// place: withoutMembers must leave exactly the rest, with the limits of
+// scanJson checked on the way.
+const withApart = fc.record({
+  members: fc.dictionary(fc.oneof(tricky, fc.string()).filter((k) => k !== 'stored' && k !== 'authority'), fc.jsonValue()),
+  stored: fc.option(fc.jsonValue(), { nil: undefined }),
+  authority: fc.option(fc.jsonValue(), { nil: undefined }),
+  at: fc.nat()
+})
+
+test('withoutMembers leaves exactly the other members, wherever the cut ones are and however the text is spaced', () => {
+  fc.assert(fc.property(withApart, fc.constantFrom(0, 1, '\t'), ({ members, stored, authority, at }, space) => {
+    const entries = Object.entries(members)
+    const apart = []
+    if (stored !== undefined) apart.push(['stored', stored])
+    if (authority !== undefined) apart.push(['authority', authority])
+    for (const e of apart) entries.splice(at % (entries.length + 1), 0, e)
+    const text = JSON.stringify(Object.fromEntries(entries), null, space)
+    const out = withoutMembers(text, apart.map(([k]) => k), NO_LIMITS)
+    assert.deepEqual(JSON.parse(out), JSON.parse(JSON.stringify(members)))
+  }), { numRuns: 500 })
+})
+
+test('withoutMembers answers null when a member to cut is missing, repeated or spelled with escapes', () => {
+  assert.equal(withoutMembers('{"a":1}', ['stored'], NO_LIMITS), null)
+  assert.equal(withoutMembers('{"stored":1,"stored":2}', ['stored'], NO_LIMITS), null)
+  assert.equal(withoutMembers('{"stored":1,"stored":2,"a":{"authority":3}}', ['stored', 'authority'], NO_LIMITS), null)
+  assert.equal(withoutMembers('{"st\\u006fred":1}', ['stored'], NO_LIMITS), null)
+})
+
+test('withoutMembers refuses what scanJson refuses', () => {
+  fc.assert(fc.property(fc.dictionary(fc.string(), fc.jsonValue({ maxDepth: 8 }), { minKeys: 1 }), fc.integer({ min: 1, max: 9 }), fc.integer({ min: 0, max: 40 }), (value, maxDepth, maxStringLength) => {
+    const text = JSON.stringify(value)
+    const refusal = (fn) => { try { fn(); return null } catch (err) { return err.message } }
+    assert.equal(refusal(() => withoutMembers(text, [], { maxDepth, maxStringLength })), refusal(() => scanJson(text, { maxDepth, maxStringLength })))
   }), { numRuns: 500 })
 })
