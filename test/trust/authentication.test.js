@@ -8,21 +8,20 @@ const assert = require('node:assert/strict')
 const net = require('node:net')
 const { startLrs, basic, ADMIN } = require('../helpers/lrs')
 const { statement } = require('../helpers/statements')
+const { heldRequest } = require('../helpers/held-request')
 
 // Sends the head of a request whose declared body never comes; resolves
 // with the status line of the answer.
-function headOnly (url, head) {
-  const { hostname, port } = new URL(url)
-  return new Promise((resolve, reject) => {
-    const socket = net.connect(port, hostname, () => socket.write(head))
-    let data = ''
-    socket.setTimeout(5000, () => { socket.destroy(); reject(new Error('no answer while the body was withheld')) })
-    socket.on('data', (chunk) => {
-      data += chunk
-      if (data.includes('\r\n\r\n')) { socket.destroy(); resolve(data.split('\r\n')[0]) }
-    })
-    socket.on('error', reject)
-  })
+async function headOnly (url, head) {
+  const request = heldRequest(url, head)
+  let timer
+  const timeout = new Promise((resolve, reject) => { timer = setTimeout(reject, 5000, new Error('no answer while the body was withheld')) })
+  try {
+    return await Promise.race([request.statusLine, timeout])
+  } finally {
+    clearTimeout(timer)
+    request.close()
+  }
 }
 
 test('a request without valid credentials gets 401 before its body is sent, let alone read', async () => {

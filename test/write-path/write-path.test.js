@@ -3,10 +3,10 @@
 const { test } = require('node:test')
 const assert = require('node:assert/strict')
 const crypto = require('node:crypto')
-const net = require('node:net')
 const { statement } = require('../helpers/statements')
 const { startLrs, ENGINE, basic, ADMIN } = require('../helpers/lrs')
 const { gate } = require('../helpers/gate')
+const { heldRequest } = require('../helpers/held-request')
 
 const READS = new Set(['find', 'aggregate', 'getMore', 'count', 'distinct'])
 
@@ -127,20 +127,10 @@ test('when a write has been held up past LRS_MAX_WAIT_MS, new statement requests
 // request is admitted (or refused) on its head. Resolves { status, finish }:
 // status once an answer comes, finish() sends the rest of the body.
 function heldPost (url, body) {
-  const { hostname, port } = new URL(url)
   const text = JSON.stringify(body)
-  const socket = net.connect(port, hostname)
-  socket.write('POST /xapi/statements HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nX-Experience-API-Version: 1.0.3\r\n' +
+  const request = heldRequest(url, 'POST /xapi/statements HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nX-Experience-API-Version: 1.0.3\r\n' +
     `Authorization: ${basic(ADMIN.user, ADMIN.password)}\r\nContent-Length: ${Buffer.byteLength(text)}\r\n\r\n${text[0]}`)
-  let data = ''
-  const status = new Promise((resolve, reject) => {
-    socket.on('data', (chunk) => {
-      data += chunk
-      if (data.includes('\r\n\r\n')) resolve(Number(data.split(' ')[1]))
-    })
-    socket.on('error', reject)
-  })
-  return { status, finish: () => socket.write(text.slice(1)), close: () => socket.destroy() }
+  return { status: request.status, finish: () => request.send(text.slice(1)), close: request.close }
 }
 
 test('a burst of statement writes arriving together is admitted only up to LRS_MAX_WAIT_MS of expected work, before any of it is stored', async (t) => {

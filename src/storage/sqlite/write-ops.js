@@ -330,13 +330,14 @@ function writeOps (db) {
   const upkeep = {
     recentStatements: () => recentCount.get(),
     // A round: what its slices are; null when there is nothing to move.
-    startRound (slices) {
+    // `statements`: recentStatements(), as just counted.
+    startRound (slices, statements) {
       const seqCap = newestRecent.get()
       if (seqCap === null) return null
       return {
         seqCap,
         terms: ranges(termCount.get(), termAt, FIRST_TERM, LAST_TERM, slices),
-        ids: ranges(recentCount.get(), idAt, FIRST_ID, LAST_ID, slices)
+        ids: ranges(statements, idAt, FIRST_ID, LAST_ID, slices)
       }
     },
     // Moves slice `k` of `round`.

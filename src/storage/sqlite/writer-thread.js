@@ -93,7 +93,8 @@ function mergeWhenLarge (statements) {
   storedSinceCheck += statements
   if (!round && storedSinceCheck >= CHECK_EVERY_STATEMENTS) {
     storedSinceCheck = 0
-    const started = upkeep.recentStatements() >= MERGE_STATEMENTS && upkeep.startRound(SLICES)
+    const recent = upkeep.recentStatements()
+    const started = recent >= MERGE_STATEMENTS && upkeep.startRound(SLICES, recent)
     if (started) round = { ...started, next: 0 }
   }
   if (!round) return
