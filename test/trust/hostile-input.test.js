@@ -33,6 +33,26 @@ test('signatures: only RS256, RS384 and RS512; any other alg, however named, is 
   }
 })
 
+test('signatures: an x5c that is not an array of certificates is 400, not skipped; so is a JWS spelled other than canonical base64url', async () => {
+  const lrs = await startLrs()
+  const b64 = (v) => Buffer.from(JSON.stringify(v)).toString('base64url')
+  const post = (s, jws) => postWithAttachments(lrs.client, [{ ...s, attachments: [attachmentOf(jws, { usageType: SIGNATURE })] }], [{ content: jws }])
+  for (const x5c of ['MIIB', {}, [], null, [42]]) {
+    const s = statement()
+    const res = await post(s, Buffer.from(`${b64({ alg: 'RS256', x5c })}.${b64(s)}.c2lnbmF0dXJl`))
+    assert.equal(res.status, 400, `x5c ${JSON.stringify(x5c)}: ${res.text}`)
+    assert.equal(res.json.code, 'LRS_ERR_SIGNATURE_INVALID')
+  }
+  // each decodes to the bytes of 'c2lnbmF0dXJlcw': its last character's unused bits set, padded, a stray character
+  for (const signature of ['c2lnbmF0dXJlcx', 'c2lnbmF0dXJlcw==', 'c2ln*bmF0dXJlcw']) {
+    const s = statement()
+    const res = await post(s, Buffer.from(`${b64({ alg: 'RS256' })}.${b64(s)}.${signature}`))
+    assert.equal(res.status, 400, `${signature}: ${res.text}`)
+  }
+  const s = statement()
+  assert.equal((await post(s, Buffer.from(`${b64({ alg: 'RS256' })}.${b64(s)}.c2lnbmF0dXJlcw`))).status, 200, 'the canonical spelling without x5c is stored (nothing to verify it against)')
+})
+
 test('CORS for credentialed browser requests: the actual response agrees with the preflight', async () => {
   const lrs = await startLrs()
   const origin = 'https://content.example.com'

@@ -99,8 +99,11 @@ function createMoreCursor (loadKey) {
     const dot = token.lastIndexOf('.')
     if (dot < 1) throw invalid()
     const data = token.slice(0, dot)
-    const mac = Buffer.from(token.slice(dot + 1), 'base64url')
-    const expected = sign(data)
+    // compared as text: decoding first would let other spellings of the
+    // same bytes through (stray characters, padding, the last character's
+    // unused bits)
+    const mac = Buffer.from(token.slice(dot + 1))
+    const expected = Buffer.from(sign(data).toString('base64url'))
     if (mac.length !== expected.length || !crypto.timingSafeEqual(mac, expected)) throw invalid()
     let p
     try { p = JSON.parse(Buffer.from(data, 'base64url').toString('utf8')) } catch { throw invalid() }

@@ -19,6 +19,12 @@ function fail (message) {
   throw errors.InvalidSignature(message)
 }
 
+// Base64url as written, no more: a decoder skips stray characters and the
+// unused bits of the last one, so other texts would pass as the same bytes.
+function isCanonicalBase64url (segment) {
+  return /^[A-Za-z0-9_-]*$/.test(segment) && Buffer.from(segment, 'base64url').toString('base64url') === segment
+}
+
 function decodeJson (segment, what) {
   try {
     return JSON.parse(Buffer.from(segment, 'base64url').toString('utf8'))
@@ -30,7 +36,7 @@ function decodeJson (segment, what) {
 function verifySignature (statement, jwsBuffer, { xapiVersion }) {
   const jws = jwsBuffer.toString('utf8').trim()
   const segments = jws.split('.')
-  if (segments.length !== 3 || segments.some((s) => !/^[A-Za-z0-9_-]*$/.test(s))) fail('signature is not a JWS in compact serialization')
+  if (segments.length !== 3 || !segments.every(isCanonicalBase64url)) fail('signature is not a JWS in compact serialization')
   const header = decodeJson(segments[0], 'header')
   const payload = decodeJson(segments[1], 'payload')
   if (header === null || typeof header !== 'object' || Array.isArray(header)) fail('signature header is not a JSON object')
@@ -46,7 +52,10 @@ function verifySignature (statement, jwsBuffer, { xapiVersion }) {
     same = false
   }
   if (!same) fail('signature payload does not match the statement')
-  if (Array.isArray(header.x5c) && header.x5c.length) {
+  // A certificate chain that is there but is not one is malformed, not
+  // absent: skipping it would accept any signature.
+  if (header.x5c !== undefined) {
+    if (!Array.isArray(header.x5c) || !header.x5c.length || !header.x5c.every((c) => typeof c === 'string')) fail('signature x5c is not an array of certificates')
     let key
     try {
       key = new crypto.X509Certificate(Buffer.from(header.x5c[0], 'base64')).publicKey
