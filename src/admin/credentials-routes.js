@@ -22,7 +22,7 @@ const createBody = checkBody({
   required: ['scopes'],
   properties: {
     key: { type: 'string', pattern: '^[A-Za-z0-9._~-]{1,128}$' },
-    secret: { type: 'string', minLength: 16, maxLength: 256 },
+    secret: { type: 'string', minLength: 16, maxLength: 256, pattern: '^[^\\u0000-\\u001f]*$' },
     scopes
   }
 })

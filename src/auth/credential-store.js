@@ -33,7 +33,7 @@ function createCredentialStore ({ config, storage, logger }) {
   const repo = storage.credentials
   const byKey = new Map()
   const verified = new BoundedMap(MAX_REMEMBERED) // sha256(header) -> credential
-  const failed = new BoundedMap(MAX_REMEMBERED) // sha256(header) -> true
+  const failed = new BoundedMap(MAX_REMEMBERED) // sha256(header) -> key
   const failures = new BoundedMap(MAX_REMEMBERED) // "key:<k>" | "addr:<a>" -> { count, until }
   const pending = new Map() // sha256(header) -> verification in progress
   let timer = null
@@ -48,9 +48,13 @@ function createCredentialStore ({ config, storage, logger }) {
     byKey.set(config.adminUser, { key: config.adminUser, secretHash: hashSecret(config.adminPassword), scopes: ['all', 'admin'] })
   }
 
-  function forgetVerifications () {
-    verified.clear()
-    failed.clear()
+  // What was remembered of one key's headers, when that key changed or
+  // went: the other keys' clients keep their verified headers (clearing
+  // everything sent them all back to scrypt and, from an address that had
+  // failures, into 429s).
+  function forgetVerifications (key) {
+    for (const [digest, credential] of verified) if (credential.key === key) verified.delete(digest)
+    for (const [digest, failedKey] of failed) if (failedKey === key) failed.delete(digest)
   }
 
   // Concurrent callers share one read; `minGapMs` after the previous one.
@@ -71,11 +75,11 @@ function createCredentialStore ({ config, storage, logger }) {
       const current = byKey.get(row.key)
       if (!current || current.secretHash !== row.secretHash || String(current.scopes) !== String(row.scopes)) {
         byKey.set(row.key, row)
-        forgetVerifications()
+        forgetVerifications(row.key)
       }
     }
     for (const key of byKey.keys()) {
-      if (!seen.has(key) && key !== config.adminUser) { byKey.delete(key); forgetVerifications() }
+      if (!seen.has(key) && key !== config.adminUser) { byKey.delete(key); forgetVerifications(key) }
     }
   }
 
@@ -174,12 +178,15 @@ function createCredentialStore ({ config, storage, logger }) {
       try { await refresh({ minGapMs: MISS_REFRESH_MIN_MS }) } catch (err) { logger.warn({ err }, 'credential refresh failed') }
       credential = byKey.get(key)
     }
+    const secret = decoded.slice(colon + 1)
     let ok = false
-    if (credential && !failed.has(digest)) {
-      ok = await verifyQueued(decoded.slice(colon + 1), credential.secretHash)
+    // scrypt pads a short secret with zero bytes, so "s" and "s\0" would
+    // both pass: a secret never holds one
+    if (credential && !failed.has(digest) && !secret.includes('\0')) {
+      ok = await verifyQueued(secret, credential.secretHash)
     }
     if (!ok) {
-      failed.set(digest, true)
+      failed.set(digest, key)
       recordFailure(names, now)
       return null
     }

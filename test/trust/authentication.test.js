@@ -75,6 +75,31 @@ test('repeated failures for a key, or from an address, get 429 with Retry-After;
   assert.equal((await lrs.client('/statements', { auth: ['nobody', 'x'] })).status, 429)
 })
 
+test('a change to one credential leaves the verified headers of the others alone, even from an address over its failure limit', async () => {
+  const lrs = await startLrs({ LRS_AUTH_MAX_FAILURES: '3', LRS_AUTH_FAILURE_WINDOW_S: '60', LRS_CREDENTIAL_POLL_MS: '50' })
+  const created = await lrs.http('/admin/credentials', { method: 'POST', body: { key: 'other', scopes: ['all'] } })
+  assert.equal(created.status, 201)
+  const other = ['other', created.json.secret]
+  assert.equal((await lrs.client('/statements?limit=1', { auth: other })).status, 200)
+  assert.equal((await lrs.client('/statements?limit=1')).status, 200)
+  for (let i = 0; i < 4; i++) await lrs.client('/statements', { auth: ['nosuch', `bad-${i}`] })
+  assert.equal((await lrs.client('/statements', { auth: ['nosuch', 'bad'] })).status, 429, 'this address is over its limit')
+  assert.equal((await lrs.http('/admin/credentials/other', { method: 'DELETE' })).status, 204)
+  let status = 200
+  for (let i = 0; i < 200 && status === 200; i++) status = (await lrs.client('/statements?limit=1', { auth: other })).status
+  assert.notEqual(status, 200, 'the revoked credential stopped working')
+  assert.equal((await lrs.client('/statements?limit=1')).status, 200, 'the admin header verified before is still served')
+})
+
+test('a secret with a zero byte appended is not the secret', async () => {
+  const lrs = await startLrs()
+  assert.equal((await lrs.client('/statements?limit=1', { auth: [ADMIN.user, ADMIN.password + '\0'] })).status, 401)
+  assert.equal((await lrs.client('/statements?limit=1', { auth: [ADMIN.user, ADMIN.password + '\0\0\0'] })).status, 401)
+  assert.equal((await lrs.client('/statements?limit=1')).status, 200)
+  const created = await lrs.http('/admin/credentials', { method: 'POST', body: { key: 'nul', secret: 'a-long-enough-secret\u0000', scopes: ['all'] } })
+  assert.equal(created.status, 400)
+})
+
 test('the same wrong secret again is answered from memory, and concurrent first requests share one verification', async () => {
   const lrs = await startLrs({ LRS_AUTH_MAX_FAILURES: '1000' })
   // 30 concurrent first requests with the right secret, 30 with one wrong one:
