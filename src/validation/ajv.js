@@ -5,16 +5,17 @@
 const Ajv = require('ajv')
 const f = require('./formats')
 
-// `isIri`: the IRI check, with the configured length limit. `coerceTypes`:
+// `isIri`: the IRI check, with the configured length limit (`maxIriLength`,
+// which mbox values keep too). `coerceTypes`:
 // only for query parameters (they arrive as strings); bodies never.
-function createAjv ({ isIri, coerceTypes = false }) {
+function createAjv ({ isIri, maxIriLength, coerceTypes = false }) {
   const ajv = new Ajv({ allErrors: false, coerceTypes, verbose: coerceTypes, useDefaults: false, strict: true, strictTypes: false, strictTuples: false, allowUnionTypes: true })
   ajv.addFormat('iri', { validate: isIri })
   ajv.addFormat('uuid', f.UUID)
   ajv.addFormat('duration', f.DURATION)
   ajv.addFormat('timestamp', { validate: f.isValidTimestamp })
   ajv.addFormat('language-tag', f.LANGUAGE_TAG)
-  ajv.addFormat('mbox', f.MBOX)
+  ajv.addFormat('mbox', { validate: (value) => value.length <= maxIriLength && f.MBOX.test(value) }) // a mailto IRI: the IRI length limit too
   ajv.addFormat('sha1', f.SHA1_HEX)
   ajv.addFormat('sha2', f.SHA2_HEX)
   return ajv

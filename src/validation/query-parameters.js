@@ -21,7 +21,13 @@ function messageOf (error, query) {
 // coerceTypes. Returns (query) -> the parameters, coerced.
 function compileQueryParameters (ajv, { properties, required = [] }) {
   const validate = ajv.compile({ type: 'object', additionalProperties: false, properties, required })
+  // Coercion reads "0x10", "1e9" and " 5" as numbers: integers must be
+  // written as digits.
+  const integers = Object.keys(properties).filter((name) => properties[name].type === 'integer')
   return function checkQuery (query) {
+    for (const name of integers) {
+      if (typeof query[name] === 'string' && !/^[0-9]{1,15}$/.test(query[name])) throw errors.InvalidParameter(`${name} must be ${properties[name].description}`)
+    }
     const params = { ...query }
     if (!validate(params)) throw errors.InvalidParameter(messageOf(validate.errors[0], query))
     return params
@@ -30,11 +36,12 @@ function compileQueryParameters (ajv, { properties, required = [] }) {
 
 const parameter = {
   string: { type: 'string', description: 'a single string' },
+  name: { type: 'string', minLength: 1, description: 'a single non-empty string' },
   uuid: { type: 'string', format: 'uuid', description: 'a UUID' },
   iri: { type: 'string', format: 'iri', description: 'an IRI' },
   timestamp: { type: 'string', format: 'timestamp', description: 'an ISO 8601 timestamp' },
   boolean: { type: 'boolean', description: 'true or false' },
-  count: { type: 'integer', minimum: 0, description: 'a non-negative integer' }
+  count: { type: 'integer', minimum: 0, description: 'a non-negative integer in digits' }
 }
 
 module.exports = { compileQueryParameters, parameter }

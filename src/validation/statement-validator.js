@@ -9,12 +9,13 @@ const { assertStatementRules, assertActor } = require('./statement-rules')
 const { errors } = require('../errors')
 const { IRI } = require('./formats')
 const { compileQueryParameters } = require('./query-parameters')
+const { scanJson } = require('./json-scan')
 
-function createStatementValidator ({ maxIriLength }) {
+function createStatementValidator ({ maxIriLength, maxJsonDepth, maxStringLength }) {
   // Data 4.2 IRIs, no longer than LRS_MAX_IRI_LENGTH.
   const isIri = (value) => typeof value === 'string' && value.length <= maxIriLength && IRI.test(value)
-  const ajv = createAjv({ isIri })
-  const queryAjv = createAjv({ isIri, coerceTypes: true })
+  const ajv = createAjv({ isIri, maxIriLength })
+  const queryAjv = createAjv({ isIri, maxIriLength, coerceTypes: true })
   const compiled = {}
   const actors = {}
   for (const version of ['1.0.3', '2.0.0']) {
@@ -53,6 +54,7 @@ function createStatementValidator ({ maxIriLength }) {
     } catch {
       throw errors.InvalidParameter(`${where} must be a JSON Agent`)
     }
+    scanJson(text, { maxDepth: maxJsonDepth, maxStringLength }) // the limits of a statement
     validateActor(actor, xapiVersion, where)
     return actor
   }

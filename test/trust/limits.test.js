@@ -60,6 +60,20 @@ test('strings longer than LRS_MAX_STRING_LENGTH and IRIs longer than LRS_MAX_IRI
   assert.equal((await lrs.client('/statements', { method: 'POST', body: statement({ result: { response: 'x'.repeat(1900) } }) })).status, 200)
 })
 
+test('agent parameters keep the string limit, and mbox values the IRI limit, like statements', async () => {
+  const lrs = await startLrs({ LRS_MAX_STRING_LENGTH: '2000', LRS_MAX_IRI_LENGTH: '100' })
+  const agent = (a) => `/statements?agent=${encodeURIComponent(JSON.stringify(a))}`
+  const longName = await lrs.client(agent({ account: { homePage: 'http://example.com', name: 'n'.repeat(2001) } }))
+  assert.equal(longName.status, 400)
+  assert.match(longName.json.message, /LRS_MAX_STRING_LENGTH/)
+  const mbox = `mailto:${'a'.repeat(100)}@example.com`
+  assert.equal((await lrs.client(agent({ mbox }))).status, 400)
+  assert.equal((await lrs.client(`/activities/state?activityId=http%3A%2F%2Fexample.com%2Fa&stateId=s&agent=${encodeURIComponent(JSON.stringify({ mbox }))}`)).status, 400)
+  assert.equal((await lrs.client('/statements', { method: 'POST', body: statement({ actor: { mbox } }) })).status, 400)
+  assert.equal((await lrs.client(agent({ mbox: 'mailto:short@example.com' }))).status, 200)
+  assert.equal((await lrs.client(agent({ account: { homePage: 'http://example.com', name: 'n'.repeat(1900) } }))).status, 200)
+})
+
 test('a statement larger than LRS_MAX_STATEMENT_BYTES is 413, and a document larger than LRS_MAX_DOCUMENT_BYTES is 413', async () => {
   const lrs = await startLrs({ LRS_MAX_STATEMENT_BYTES: '4096', LRS_MAX_DOCUMENT_BYTES: '4096' })
   const big = statement({ result: { extensions: Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`http://example.com/e${i}`, 'y'.repeat(500)])) } })

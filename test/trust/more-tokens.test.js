@@ -77,6 +77,16 @@ test('query parameters reach storage only as literals: operator-shaped values ar
   assert.equal(twice.status, 400)
 })
 
+test('integers are digits and document ids are not empty: limit=0x10, 1e9 or " 5" and stateId= are 400', async () => {
+  const lrs = await startLrs()
+  for (const limit of ['0x10', '1e9', '%205', '5.0', '-1', '']) assert.equal((await lrs.client(`/statements?limit=${limit}`)).status, 400, limit)
+  assert.equal((await lrs.client('/statements?limit=5')).status, 200)
+  const agent = encodeURIComponent(JSON.stringify({ mbox: 'mailto:a@example.com' }))
+  const at = (id) => `/activities/state?activityId=http%3A%2F%2Fexample.com%2Fa&agent=${agent}&stateId=${id}`
+  assert.equal((await lrs.client(at(''), { method: 'PUT', body: { a: 1 } })).status, 400)
+  assert.equal((await lrs.client(at('s'), { method: 'PUT', body: { a: 1 } })).status, 204)
+})
+
 test('more served with the same parameters beside it; different parameters are 400', async () => {
   const lrs = await startLrs({ LRS_STATEMENTS_MAX_LIMIT: '2' })
   const { verb, ids } = await seed(lrs, 3)

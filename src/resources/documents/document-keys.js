@@ -16,7 +16,7 @@ function sha1 (text) {
 // spec: { resource, activityId: bool, agent: bool, registration: bool, docParam: 'stateId'|'profileId' }
 // Returns parse(query, { xapiVersion, allowSince }) -> the document's keys.
 function documentParameters (spec, validator) {
-  const properties = { [spec.docParam]: p.string }
+  const properties = { [spec.docParam]: p.name }
   const required = []
   if (spec.activityId) { properties.activityId = p.iri; required.push('activityId') }
   if (spec.agent) { properties.agent = p.string; required.push('agent') }
