@@ -15,7 +15,7 @@
 // 93 % at 200,000 statements (bench/bulk-load.js).
 
 const { toRecord } = require('../resources/statements/statement-record')
-const { withoutMembers } = require('../validation/json-scan')
+const { withoutMembers, countMembers } = require('../validation/json-scan')
 const { areEquivalent } = require('../resources/statements/equivalence')
 const { detectFormat, statementItems } = require('./statement-file')
 
@@ -61,12 +61,13 @@ function recordOf (item, { validator, importAuthority, now, limits }) {
 // The statement's text without the properties the store keeps apart (null
 // when they cannot be cut out of it), so that toRecord keeps the text
 // rather than serialising the statement again (about a fifth of an
-// import's CPU). The same pass checks the limits (throws beyond them).
+// import's CPU). The same pass checks the limits and that no name is
+// given twice in one object, as for a POST (throws otherwise).
 function ownText (statement, text, limits) {
   const apart = []
   if (statement.stored !== undefined) apart.push('stored')
   if (statement.authority !== undefined) apart.push('authority')
-  return withoutMembers(text, apart, limits)
+  return withoutMembers(text, apart, { maxDepth: limits.maxDepth, maxStringLength: limits.maxStringLength, members: countMembers(statement) })
 }
 
 // files: paths. Returns { files: [{ file, stored, existing, rejected }], rejects: [...] }.

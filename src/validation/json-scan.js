@@ -15,6 +15,13 @@
 //
 // The syntax is already known to be valid, so the scan tracks nesting and
 // skips strings, nothing more.
+//
+// Given `members` (countMembers of what JSON.parse made of the text), it
+// also counts the member names in the text: more names than the value has
+// members means a name given twice in one object. JSON.parse keeps the
+// last, while the stored text would show both, and a client whose parser
+// keeps the first would read another statement than the one the LRS
+// indexed; so that is 400.
 
 const { errors } = require('../errors')
 
@@ -38,16 +45,35 @@ function endOfString (text, open) {
   }
 }
 
+// The members of the objects in a parsed JSON value, all levels.
+function countMembers (value) {
+  if (value === null || typeof value !== 'object') return 0
+  let n = 0
+  if (Array.isArray(value)) {
+    for (const v of value) n += countMembers(v)
+  } else {
+    for (const k in value) n += 1 + countMembers(value[k])
+  }
+  return n
+}
+
+function checkMembers (counted, expected) {
+  if (expected !== undefined && counted !== expected) throw errors.BadRequest('an object has a member name twice; names must be unique within an object')
+}
+
 const tooLong = (max) => errors.BadRequest(`a string is longer than ${max} characters (LRS_MAX_STRING_LENGTH)`)
 const tooDeep = (max) => errors.BadRequest(`objects and arrays are nested deeper than ${max} levels (LRS_MAX_JSON_DEPTH)`)
 
 // Returns the text of each object: the whole text for an object, each
 // object element for an array; null for anything else.
-function scanJson (text, { maxDepth, maxStringLength }) {
+function scanJson (text, { maxDepth, maxStringLength, members }) {
   const body = text.trim()
   const first = body.charCodeAt(0)
   const isArray = first === OPEN_BRACKET
   const texts = isArray ? [] : null
+  const inObject = [] // by depth: an object (not an array) is open there
+  let expectKey = false
+  let names = 0
   let depth = 0
   let start = -1
   for (let i = 0; i < body.length; i++) {
@@ -55,18 +81,24 @@ function scanJson (text, { maxDepth, maxStringLength }) {
     if (c === QUOTE) {
       const close = endOfString(body, i)
       if (close - i - 1 > maxStringLength) throw tooLong(maxStringLength)
+      if (expectKey) { names++; expectKey = false }
       i = close
     } else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
       if (isArray && depth === 1) start = c === OPEN_BRACE ? i : -1
+      expectKey = inObject[depth] = c === OPEN_BRACE
       if (++depth > maxDepth) throw tooDeep(maxDepth)
     } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
       depth--
+      expectKey = false
       if (isArray && depth === 1 && start >= 0) {
         texts.push(body.slice(start, i + 1))
         start = -1
       }
+    } else if (c === COMMA) {
+      expectKey = inObject[depth - 1]
     }
   }
+  checkMembers(names, members)
   if (first === OPEN_BRACE) return [body]
   return texts
 }
@@ -78,8 +110,10 @@ function scanJson (text, { maxDepth, maxStringLength }) {
 // statement's own text this way (dropping `stored` and `authority`, which
 // the store keeps apart) rather than paying for JSON.stringify or a second
 // scan.
-function withoutMembers (text, keys, { maxDepth, maxStringLength }) {
+function withoutMembers (text, keys, { maxDepth, maxStringLength, members }) {
   const cuts = [] // [from, to) pairs, in order
+  const inObject = [] // by depth: an object (not an array) is open there
+  let names = 0
   let depth = 0
   let expectKey = false
   let commaBefore = -1 // before the current top-level member; -1 for a first one
@@ -91,9 +125,10 @@ function withoutMembers (text, keys, { maxDepth, maxStringLength }) {
     if (c === QUOTE) {
       const close = endOfString(text, i)
       if (close - i - 1 > maxStringLength) throw tooLong(maxStringLength)
-      if (depth === 1 && expectKey) {
+      if (expectKey) {
         expectKey = false
-        const k = keyIndex(text, i + 1, close, keys)
+        names++
+        const k = depth === 1 ? keyIndex(text, i + 1, close, keys) : -1
         if (k >= 0) {
           found |= 1 << k
           count++
@@ -102,20 +137,23 @@ function withoutMembers (text, keys, { maxDepth, maxStringLength }) {
       }
       i = close
     } else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
-      if (depth === 0) expectKey = true
+      expectKey = inObject[depth] = c === OPEN_BRACE
       if (++depth > maxDepth) throw tooDeep(maxDepth)
     } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
+      expectKey = false
       if (--depth === 0 && cutFrom >= 0) cuts.push(cutFrom, i)
-    } else if (c === COMMA && depth === 1) {
+    } else if (c === COMMA) {
+      expectKey = inObject[depth - 1]
+      if (depth !== 1) continue
       // a first member goes with the comma after it, and the next member
       // becomes the first
       if (cutFrom >= 0 && commaBefore < 0) cuts.push(cutFrom, i + 1)
       else if (cutFrom >= 0) cuts.push(cutFrom, i)
       if (cutFrom < 0 || commaBefore >= 0) commaBefore = i
       cutFrom = -1
-      expectKey = true
     }
   }
+  checkMembers(names, members)
   if (count !== keys.length || found !== (1 << keys.length) - 1) return null
   let out = ''
   let from = 0
@@ -133,4 +171,4 @@ function keyIndex (text, from, to, keys) {
   return -1
 }
 
-module.exports = { scanJson, withoutMembers }
+module.exports = { scanJson, withoutMembers, countMembers }

@@ -133,6 +133,17 @@ test('a JSON array file imports; bad statements are rejected with their reasons 
   assert.equal((await lrs.client(`/statements?statementId=${good[0].id}`)).json.authority.account.name, 'import')
 })
 
+test('an NDJSON line with a name given twice in one object is rejected, as a POST would be', async () => {
+  const good = JSON.stringify({ ...statement(), id: crypto.randomUUID() })
+  const twice = JSON.stringify({ ...statement(), id: crypto.randomUUID() }).slice(0, -1) + ',"result":{"success":true,"success":false}}'
+  const file = tempFile('twice.ndjson')
+  fs.writeFileSync(file, `${good}\n${twice}\n`)
+  const res = await runCli('import-cli.js', [file], newStore())
+  assert.equal(res.code, 1)
+  assert.match(res.stdout, /1 stored, 0 already stored, 1 rejected/)
+  assert.match(res.stdout, /member name twice/)
+})
+
 test('an interrupted import resumes where it stopped', async () => {
   const count = 2500 // three chunks of the import
   const lines = Array.from({ length: count }, () => JSON.stringify({ ...statement(), id: crypto.randomUUID(), stored: new Date(Date.now() - 3600e3).toISOString() }))

@@ -117,6 +117,26 @@ test('storing statements', async (t) => {
     }
   })
 
+  await t.test('a name given twice in one object is 400 and nothing of the request is stored: the LRS would index one value and return the other', async () => {
+    const id = crypto.randomUUID()
+    const other = crypto.randomUUID()
+    const good = JSON.stringify(statement({ id: crypto.randomUUID() }))
+    const one = JSON.stringify(statement())
+    const bodies = [
+      `{"id":"${id}",${one.slice(1, -1)},"id":"${other}"}`, // top level
+      `${one.slice(0, -1)},"result":{"success":true,"success":false}}`, // nested
+      `${one.slice(0, -1)},"result":{"success":true,"\\u0073uccess":false}}`, // the same name spelled with an escape
+      `[${good},{"id":"${other}",${one.slice(1, -1)},"id":"${id}"}]` // in a batch: the good one is not stored either
+    ]
+    for (const body of bodies) {
+      const res = await xapi('/statements', { method: 'POST', body, headers: { 'Content-Type': 'application/json' } })
+      assert.equal(res.status, 400, body)
+      assert.match(res.json.message, /twice/)
+    }
+    for (const stmtId of [id, other, JSON.parse(good).id]) assert.equal((await xapi(`/statements?statementId=${stmtId}`)).status, 404)
+    assert.equal((await xapi('/statements', { method: 'POST', body: `${one.slice(0, -1)},"result":{"extensions":{"http://x.y/a":{"k":1},"http://x.y/b":{"k":1}}}}`, headers: { 'Content-Type': 'application/json' } })).status, 200, 'the same name in different objects is fine')
+  })
+
   await t.test('2.0: contextAgents and version 2.0.0 are accepted; timestamps are converted to UTC (2.0 §4.2.7)', async () => {
     const s = statement({
       version: '2.0.0',
