@@ -15,7 +15,7 @@
 // 93 % at 200,000 statements (bench/bulk-load.js).
 
 const { toRecord } = require('../resources/statements/statement-record')
-const { withoutMembers, countMembers } = require('../validation/json-scan')
+const { withoutMembers } = require('../validation/json-scan')
 const { areEquivalent } = require('../resources/statements/equivalence')
 const { detectFormat, statementItems } = require('./statement-file')
 
@@ -67,7 +67,7 @@ function ownText (statement, text, limits) {
   const apart = []
   if (statement.stored !== undefined) apart.push('stored')
   if (statement.authority !== undefined) apart.push('authority')
-  return withoutMembers(text, apart, { maxDepth: limits.maxDepth, maxStringLength: limits.maxStringLength, members: countMembers(statement) })
+  return withoutMembers(text, apart, { maxDepth: limits.maxDepth, maxStringLength: limits.maxStringLength, parsed: statement })
 }
 
 // files: paths. Returns { files: [{ file, stored, existing, rejected }], rejects: [...] }.

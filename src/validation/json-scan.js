@@ -16,9 +16,9 @@
 // The syntax is already known to be valid, so the scan tracks nesting and
 // skips strings, nothing more.
 //
-// Given `members` (countMembers of what JSON.parse made of the text), it
-// also counts the member names in the text: more names than the value has
-// members means a name given twice in one object. JSON.parse keeps the
+// Given `parsed` (what JSON.parse made of the text), it also counts the
+// member names in the text: more names than the value has members means a
+// name given twice in one object. JSON.parse keeps the
 // last, while the stored text would show both, and a client whose parser
 // keeps the first would read another statement than the one the LRS
 // indexed; so that is 400.
@@ -57,8 +57,9 @@ function countMembers (value) {
   return n
 }
 
-function checkMembers (counted, expected) {
-  if (expected !== undefined && counted !== expected) throw errors.BadRequest('an object has a member name twice; names must be unique within an object')
+// Counted only once the scan has checked the depth: the count recurses.
+function checkMembers (counted, parsed) {
+  if (parsed !== undefined && counted !== countMembers(parsed)) throw errors.BadRequest('an object has a member name twice; names must be unique within an object')
 }
 
 const tooLong = (max) => errors.BadRequest(`a string is longer than ${max} characters (LRS_MAX_STRING_LENGTH)`)
@@ -66,7 +67,7 @@ const tooDeep = (max) => errors.BadRequest(`objects and arrays are nested deeper
 
 // Returns the text of each object: the whole text for an object, each
 // object element for an array; null for anything else.
-function scanJson (text, { maxDepth, maxStringLength, members }) {
+function scanJson (text, { maxDepth, maxStringLength, parsed }) {
   const body = text.trim()
   const first = body.charCodeAt(0)
   const isArray = first === OPEN_BRACKET
@@ -98,7 +99,7 @@ function scanJson (text, { maxDepth, maxStringLength, members }) {
       expectKey = inObject[depth - 1]
     }
   }
-  checkMembers(names, members)
+  checkMembers(names, parsed)
   if (first === OPEN_BRACE) return [body]
   return texts
 }
@@ -110,7 +111,7 @@ function scanJson (text, { maxDepth, maxStringLength, members }) {
 // statement's own text this way (dropping `stored` and `authority`, which
 // the store keeps apart) rather than paying for JSON.stringify or a second
 // scan.
-function withoutMembers (text, keys, { maxDepth, maxStringLength, members }) {
+function withoutMembers (text, keys, { maxDepth, maxStringLength, parsed }) {
   const cuts = [] // [from, to) pairs, in order
   const inObject = [] // by depth: an object (not an array) is open there
   let names = 0
@@ -153,7 +154,7 @@ function withoutMembers (text, keys, { maxDepth, maxStringLength, members }) {
       cutFrom = -1
     }
   }
-  checkMembers(names, members)
+  checkMembers(names, parsed)
   if (count !== keys.length || found !== (1 << keys.length) - 1) return null
   let out = ''
   let from = 0
@@ -171,4 +172,4 @@ function keyIndex (text, from, to, keys) {
   return -1
 }
 
-module.exports = { scanJson, withoutMembers, countMembers }
+module.exports = { scanJson, withoutMembers }

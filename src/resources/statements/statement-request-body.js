@@ -9,7 +9,7 @@ const crypto = require('node:crypto')
 const { errors } = require('../../errors')
 const { parseMediaType } = require('../../http/media-type')
 const { parseMultipart } = require('../../http/multipart')
-const { scanJson, countMembers } = require('../../validation/json-scan')
+const { scanJson } = require('../../validation/json-scan')
 
 const SHA2_BY_HEX_LENGTH = new Map([[64, 'sha256'], [96, 'sha384'], [128, 'sha512']])
 
@@ -22,7 +22,7 @@ function parseJson (buffer, what, limits) {
   } catch {
     throw errors.InvalidJson(`${what} is not valid JSON`)
   }
-  return { body, texts: scanJson(text, { ...limits, members: countMembers(body) }) }
+  return { body, texts: scanJson(text, { ...limits, parsed: body }) }
 }
 
 function attachmentsOf (statements) {
