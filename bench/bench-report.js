@@ -30,6 +30,7 @@ function writeReport (file, results) {
   for (const s of results.sections) {
     out.push(`## ${s.title}`, '', s.question, '')
     if (s.skipped) { out.push(`Skipped: ${s.skipped}.`, ''); continue }
+    if (s.failed) { out.push(`**Failed:** ${s.failed}.`, ''); continue }
     out.push(`Settings: \`${JSON.stringify(s.settings)}\``, '')
     if (s.figures) out.push('Figures:', '', ...Object.entries(s.figures).map(([k, v]) => `- ${k}: ${typeof v === 'object' && v !== null ? JSON.stringify(v) : v}`), '')
     for (const p of s.plots) out.push(`![${p.title}](${p.file})`, '')

@@ -66,6 +66,13 @@ async function main (argv) {
   progress(`bench ${profile} profile, ${target.url ? `against ${target.url}` : `${target.engine} engine on 127.0.0.1`}: ${names.join(', ')}`)
 
   const sections = []
+  const results = { date: started.toISOString(), profile, target: { ...target, auth: undefined }, machine: machine(), command: argv.length ? `npm run bench -- ${argv.join(' ')}` : 'npm run bench', sections }
+  // Written after every scenario: a run stopped or failing half-way keeps
+  // what it measured.
+  const save = () => {
+    fs.writeFileSync(path.join(dir, 'results.json'), JSON.stringify(results, null, 2))
+    writeReport(path.join(dir, 'report.md'), results)
+  }
   for (const name of names) {
     const scenario = scenarios[name]
     if (target.url && !scenario.remote) {
@@ -77,9 +84,21 @@ async function main (argv) {
     // Scenarios that alternate their own repetitions (bulk-load) run once.
     const times = scenario.repeatsInside ? 1 : repeat
     const runs = []
-    for (let k = 0; k < times; k++) {
+    let failure = null
+    for (let k = 0; k < times && !failure; k++) {
       if (times > 1) progress(`${name}: repetition ${k + 1} of ${times}`)
-      runs.push(await scenario.run({ profile, target, progress }))
+      try {
+        runs.push(await scenario.run({ profile, target, progress }))
+      } catch (err) {
+        failure = err
+      }
+    }
+    // A failing scenario is reported as such and the others still run.
+    if (failure) {
+      progress(`${name}: FAILED: ${failure.message}`)
+      sections.push({ name, title: scenario.title, question: scenario.question, failed: `${failure.message} (after ${runs.length} of ${times} repetitions)` })
+      save()
+      continue
     }
     const section = combineRuns(runs)
     const plots = []
@@ -89,12 +108,11 @@ async function main (argv) {
       plots.push({ title: plot.title, file })
     }
     sections.push({ name, title: scenario.title, question: scenario.question, ...section, plots })
+    save()
   }
-
-  const results = { date: started.toISOString(), profile, target: { ...target, auth: undefined }, machine: machine(), command: argv.length ? `npm run bench -- ${argv.join(' ')}` : 'npm run bench', sections }
-  fs.writeFileSync(path.join(dir, 'results.json'), JSON.stringify(results, null, 2))
-  writeReport(path.join(dir, 'report.md'), results)
+  save()
   progress(`wrote ${path.relative(process.cwd(), dir)}/ (report.md, results.json, plots/)`)
+  if (sections.some((s) => s.failed)) process.exitCode = 1
 }
 
 main(process.argv.slice(2)).catch((err) => {

@@ -127,7 +127,7 @@ const bulk = {
     return {
       settings: { ...settings, engine: target.engine },
       figures: { rawStatementsPerSec: round(s.raw), importStatementsPerSec: round(s.import), apiStatementsPerSec: round(s.api), importVsRaw: Math.round(s.importVsRaw * 100) / 100, importVsApi: Math.round(s.importVsApi * 100) / 100 },
-      table: ['raw', 'import', 'api'].flatMap((k) => result.runs[k].map((x, i) => ({ way: k, repetition: i + 1, statementsPerSec: round(x.statementsPerSec), seconds: Math.round(x.seconds * 10) / 10 }))),
+      table: ['raw', 'import', 'api'].flatMap((k) => result.runs[k].map((x, i) => ({ way: k, repetition: i + 1, statementsPerSec: round(x.statementsPerSec), seconds: Math.round(x.seconds * 10) / 10, '429s sent again': x.refusedAndSentAgain ?? null }))),
       plots: [{
         name: 'rates',
         title: 'Records per second, median',
