@@ -10,9 +10,8 @@
 //
 // Speed: chunks are validated here while the previous ones are written
 // (on SQLite by the writer thread), so the import runs close to the
-// engine's own insert rate: on two cores 82 % of it into an empty store,
-// where the writer is at its fastest and both threads need a core, and
-// 93 % at 200,000 statements (bench/bulk-load.js).
+// engine's own insert rate: 82–93 % of it on two cores (bench/bulk-load.js),
+// where the two threads slow each other.
 
 const { toRecord } = require('../resources/statements/statement-record')
 const { withoutMembers } = require('../validation/json-scan')
