@@ -66,7 +66,7 @@ function ownText (statement, text, limits) {
   const apart = []
   if (statement.stored !== undefined) apart.push('stored')
   if (statement.authority !== undefined) apart.push('authority')
-  return withoutMembers(text, apart, { maxDepth: limits.maxDepth, maxStringLength: limits.maxStringLength, parsed: statement })
+  return withoutMembers(text, apart, { ...limits, parsed: statement })
 }
 
 // files: paths. Returns { files: [{ file, stored, existing, rejected }], rejects: [...] }.

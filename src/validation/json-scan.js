@@ -32,7 +32,6 @@ const CLOSE_BRACE = 0x7d
 const OPEN_BRACKET = 0x5b
 const CLOSE_BRACKET = 0x5d
 const COMMA = 0x2c
-const SPACE = new Set([0x20, 0x09, 0x0a, 0x0d])
 
 // Index of the quote that closes the string opened at `open`.
 function endOfString (text, open) {
@@ -65,42 +64,65 @@ function checkMembers (counted, parsed) {
 const tooLong = (max) => errors.BadRequest(`a string is longer than ${max} characters (LRS_MAX_STRING_LENGTH)`)
 const tooDeep = (max) => errors.BadRequest(`objects and arrays are nested deeper than ${max} levels (LRS_MAX_JSON_DEPTH)`)
 
-// Returns the text of each object: the whole text for an object, each
-// object element for an array; null for anything else.
-function scanJson (text, { maxDepth, maxStringLength, parsed }) {
-  const body = text.trim()
-  const first = body.charCodeAt(0)
-  const isArray = first === OPEN_BRACKET
-  const texts = isArray ? [] : null
+// What the pass reports of the outermost value's own level (depth 1), for
+// the callers that cut texts out of it.
+const KEY = 0 // a member name: (KEY, its opening quote, its closing quote)
+const SEPARATOR = 1 // a comma between members or elements: (SEPARATOR, i)
+const ELEMENT_OPEN = 2 // an object or array inside it opens: (ELEMENT_OPEN, i, the bracket)
+const CLOSE = 3 // a bracket closes back to depth 1 or 0: (CLOSE, i, that depth)
+
+// The one pass over the text: checks the limits, counts member names (and
+// compares them with `parsed`), and tells `onTop` about the outermost
+// level. Events come only at depth 0 and 1, a few per statement.
+function scan (text, { maxDepth, maxStringLength, parsed }, onTop) {
   const inObject = [] // by depth: an object (not an array) is open there
   let expectKey = false
   let names = 0
   let depth = 0
-  let start = -1
-  for (let i = 0; i < body.length; i++) {
-    const c = body.charCodeAt(i)
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
     if (c === QUOTE) {
-      const close = endOfString(body, i)
+      const close = endOfString(text, i)
       if (close - i - 1 > maxStringLength) throw tooLong(maxStringLength)
-      if (expectKey) { names++; expectKey = false }
+      if (expectKey) {
+        expectKey = false
+        names++
+        if (depth === 1 && onTop) onTop(KEY, i, close)
+      }
       i = close
     } else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
-      if (isArray && depth === 1) start = c === OPEN_BRACE ? i : -1
       expectKey = inObject[depth] = c === OPEN_BRACE
       if (++depth > maxDepth) throw tooDeep(maxDepth)
+      if (depth === 2 && onTop) onTop(ELEMENT_OPEN, i, c)
     } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
-      depth--
       expectKey = false
-      if (isArray && depth === 1 && start >= 0) {
-        texts.push(body.slice(start, i + 1))
-        start = -1
-      }
+      if (--depth <= 1 && onTop) onTop(CLOSE, i, depth)
     } else if (c === COMMA) {
       expectKey = inObject[depth - 1]
+      if (depth === 1 && onTop) onTop(SEPARATOR, i)
     }
   }
   checkMembers(names, parsed)
-  if (first === OPEN_BRACE) return [body]
+}
+
+// Returns the text of each object: the whole text for an object, each
+// object element for an array; null for anything else.
+function scanJson (text, limits) {
+  const body = text.trim()
+  const first = body.charCodeAt(0)
+  if (first !== OPEN_BRACKET) {
+    scan(body, limits, null)
+    return first === OPEN_BRACE ? [body] : null
+  }
+  const texts = []
+  let start = -1
+  scan(body, limits, (event, i, detail) => {
+    if (event === ELEMENT_OPEN) start = detail === OPEN_BRACE ? i : -1
+    else if (event === CLOSE && detail === 1 && start >= 0) {
+      texts.push(body.slice(start, i + 1))
+      start = -1
+    }
+  })
   return texts
 }
 
@@ -111,41 +133,23 @@ function scanJson (text, { maxDepth, maxStringLength, parsed }) {
 // statement's own text this way (dropping `stored` and `authority`, which
 // the store keeps apart) rather than paying for JSON.stringify or a second
 // scan.
-function withoutMembers (text, keys, { maxDepth, maxStringLength, parsed }) {
+function withoutMembers (text, keys, limits) {
   const cuts = [] // [from, to) pairs, in order
-  const inObject = [] // by depth: an object (not an array) is open there
-  let names = 0
-  let depth = 0
-  let expectKey = false
   let commaBefore = -1 // before the current top-level member; -1 for a first one
   let cutFrom = -1 // where the current member's cut starts, if it is one of keys
   let found = 0 // bit k: keys[k] was seen
   let count = 0
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i)
-    if (c === QUOTE) {
-      const close = endOfString(text, i)
-      if (close - i - 1 > maxStringLength) throw tooLong(maxStringLength)
-      if (expectKey) {
-        expectKey = false
-        names++
-        const k = depth === 1 ? keyIndex(text, i + 1, close, keys) : -1
-        if (k >= 0) {
-          found |= 1 << k
-          count++
-          cutFrom = commaBefore >= 0 ? commaBefore : i
-        }
+  scan(text, limits, (event, i, detail) => {
+    if (event === KEY) {
+      const k = keyIndex(text, i + 1, detail, keys)
+      if (k >= 0) {
+        found |= 1 << k
+        count++
+        cutFrom = commaBefore >= 0 ? commaBefore : i
       }
-      i = close
-    } else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
-      expectKey = inObject[depth] = c === OPEN_BRACE
-      if (++depth > maxDepth) throw tooDeep(maxDepth)
-    } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
-      expectKey = false
-      if (--depth === 0 && cutFrom >= 0) cuts.push(cutFrom, i)
-    } else if (c === COMMA) {
-      expectKey = inObject[depth - 1]
-      if (depth !== 1) continue
+    } else if (event === CLOSE && detail === 0) {
+      if (cutFrom >= 0) cuts.push(cutFrom, i)
+    } else if (event === SEPARATOR) {
       // a first member goes with the comma after it, and the next member
       // becomes the first
       if (cutFrom >= 0 && commaBefore < 0) cuts.push(cutFrom, i + 1)
@@ -153,8 +157,7 @@ function withoutMembers (text, keys, { maxDepth, maxStringLength, parsed }) {
       if (cutFrom < 0 || commaBefore >= 0) commaBefore = i
       cutFrom = -1
     }
-  }
-  checkMembers(names, parsed)
+  })
   if (count !== keys.length || found !== (1 << keys.length) - 1) return null
   let out = ''
   let from = 0
