@@ -11,7 +11,7 @@
 const { errors } = require('../../errors')
 const { idToBlob, blobToId } = require('./ids')
 const { storedOf, lastSeqOf } = require('./seq')
-const { termReader, agentTerm, agentTerms } = require('./terms')
+const { termReader, agentTerm, agentTerms, termsOf } = require('./terms')
 const { statementSeqQuery, referencedQuery, placeholders } = require('./statement-sql')
 const { TERM_TABLES, ID_TABLES, SEQ_OF_ID } = require('./schema')
 
@@ -21,6 +21,12 @@ const MAX_SAME_ROUNDS = 10
 // to find its page (a term every statement has, and a rare second filter)
 // never holds the worker for long, and stops at the query deadline.
 const WINDOW_POSTINGS = 2000
+
+// What the writer needs of a record: its terms as strings, worked out here
+// so the writer, which holds the file's write lock, only looks up their ids.
+function forWriter (r, storedMs) {
+  return { id: r.id, body: r.body, voiding: r.voiding, ref: r.ref, timestampFromStored: r.timestampFromStored, attachments: r.attachments, terms: termsOf(r), storedMs }
+}
 
 function toRow (r) {
   return { id: blobToId(r.id), body: r.body, stored: storedOf(r.seq), timestampFromStored: r.ts === 1, position: String(r.seq) }
@@ -65,7 +71,7 @@ function statementsRepository (db, { writer }) {
       let pending = groups.map((_, g) => g)
       for (let round = 0; pending.length; round++) {
         if (round === MAX_SAME_ROUNDS) throw new Error('statement ids kept being taken while being stored')
-        const results = await writer.call('storeBatch', pending.map((g) => groups[g]), { storedMs: stored.getTime(), forwardTo, same: pending.map((g) => same[g]) })
+        const results = await writer.call('storeBatch', pending.map((g) => groups[g].map((r) => forWriter(r))), { storedMs: stored.getTime(), forwardTo, same: pending.map((g) => same[g]) })
         const retry = []
         results.forEach((result, i) => {
           const g = pending[i]
@@ -87,7 +93,7 @@ function statementsRepository (db, { writer }) {
     // Statements with the `stored` each record carries (import); returns the
     // ids that were stored already.
     async insertStored (records, { forwardTo = [] } = {}) {
-      return writer.call('insertStored', records.map((r) => ({ ...r, storedMs: r.stored.getTime() })), { forwardTo })
+      return writer.call('insertStored', records.map((r) => forWriter(r, r.stored.getTime())), { forwardTo })
     },
 
     async restamp (ids, stored) {

@@ -4,7 +4,7 @@
 // writer thread inside a transaction (writer-thread.js). Arguments and
 // results are plain values (they cross threads).
 
-const { termsOf, termWriter } = require('./terms')
+const { termWriter } = require('./terms')
 const { idToBlob, blobToId } = require('./ids')
 const { firstSeqOf, lastSeqOf } = require('./seq')
 const { TERM_TABLES, ID_TABLES, SEQ_OF_ID } = require('./schema')
@@ -70,7 +70,7 @@ function writeOps (db) {
   // The term ids of a record, resolved outside any savepoint: a dictionary
   // entry made in a savepoint that is undone would be cached but gone.
   function termIdsOf (record) {
-    const t = termsOf(record)
+    const t = record.terms
     return { all: t.all.map(terms.id), verb: terms.id(t.verb), authority: terms.id(t.authority), registration: t.registration && terms.id(t.registration) }
   }
 
