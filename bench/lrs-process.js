@@ -8,7 +8,7 @@ const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
 const { spawn, execFileSync } = require('node:child_process')
-const { freePort } = require('../test/support/free-port')
+const { freePort } = require('../tools/free-port')
 
 const ROOT = path.join(__dirname, '..')
 

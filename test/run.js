@@ -11,15 +11,15 @@ const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
 const { spawn } = require('node:child_process')
-const { startFerretDB } = require('./support/ferretdb')
-const { freePort } = require('./support/free-port')
+const { startFerretDB } = require('../tools/ferretdb')
+const { freePort } = require('../tools/free-port')
 
 const ENGINES = (process.env.LRS_TEST_ENGINES || 'sqlite,mongodb').split(',').map((e) => e.trim()).filter(Boolean)
 
 function testFiles (dir) {
   return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
     const full = path.join(dir, e.name)
-    if (e.isDirectory()) return ['helpers', 'fixtures', 'support'].includes(e.name) ? [] : testFiles(full)
+    if (e.isDirectory()) return ['helpers', 'fixtures'].includes(e.name) ? [] : testFiles(full)
     return e.name.endsWith('.test.js') ? [full] : []
   }).sort()
 }

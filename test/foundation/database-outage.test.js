@@ -6,9 +6,9 @@ const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
 const { startLrs, ENGINE } = require('../helpers/lrs')
-const { startFerretDB } = require('../support/ferretdb')
+const { startFerretDB } = require('../../tools/ferretdb')
 const { statement } = require('../helpers/statements')
-const { freePort } = require('../support/free-port')
+const { freePort } = require('../../tools/free-port')
 
 
 async function waitFor (fn, timeoutMs) {

@@ -9,7 +9,7 @@ const crypto = require('node:crypto')
 const { spawn } = require('node:child_process')
 const { startLrs, freshStore, ADMIN, basic } = require('../helpers/lrs')
 const { statement } = require('../helpers/statements')
-const { freePort } = require('../support/free-port')
+const { freePort } = require('../../tools/free-port')
 const { parseUpstream } = require('../../src/forwarding/forwarder')
 
 // A minimal upstream LRS that records what it receives. `answer(list)`

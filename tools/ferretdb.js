@@ -4,7 +4,7 @@
 // engine is tested against (MongoDB itself cannot be installed on our
 // machines). Not part of the product: the LRS's default engine is SQLite.
 //
-//   node test/support/ferretdb.js      builds the binary once per machine (CI: npm run ferretdb)
+//   node tools/ferretdb.js      builds the binary once per machine (CI: npm run ferretdb)
 //
 // `go install ...@v1.24.0` is refused by the module proxy (it will not list
 // the versions), so it is built through a throwaway module that requires
