@@ -10,6 +10,7 @@ const os = require('node:os')
 const path = require('node:path')
 const crypto = require('node:crypto')
 const { after } = require('node:test')
+const { MongoClient } = require('mongodb')
 const { loadConfig } = require('../../src/config')
 const { startServer } = require('../../src/server')
 const { createLogger } = require('../../src/logger')
@@ -26,10 +27,21 @@ function freshStore () {
   return dataDir
 }
 
-// The database goes while the LRS still has its connection; the folder
-// once it is closed.
-async function dropDatabase (lrs) {
-  if (ENGINE === 'mongodb') await lrs.storage.internals.db.dropDatabase().catch(() => {})
+// The database goes through the LRS's connection while it is open, or
+// through a connection of its own once a test has closed the LRS (the
+// driver refuses to work on a closed client). A database server that is
+// gone (the outage tests stop theirs) leaves nothing to drop.
+async function dropDatabase (lrs, { closed, storeEnv }) {
+  if (ENGINE !== 'mongodb') return
+  if (!closed) return lrs.storage.internals.db.dropDatabase()
+  const client = new MongoClient(storeEnv.MONGODB_URI, { serverSelectionTimeoutMS: 2000 })
+  try {
+    await client.db(storeEnv.MONGODB_DB).dropDatabase()
+  } catch (err) {
+    if (err.name !== 'MongoServerSelectionError') throw err
+  } finally {
+    await client.close()
+  }
 }
 
 // `logLines`: an array that receives every log line, parsed (for tests of
@@ -60,7 +72,7 @@ async function startLrs (env = {}, { monitorCommands = false, hooks = {}, logLin
     await lrs.close(opts)
   }
   after(async () => {
-    if (!shared) await dropDatabase(lrs)
+    if (!shared) await dropDatabase(lrs, { closed, storeEnv })
     await close({ graceMs: 0 })
     if (!shared) fs.rmSync(storeEnv.LRS_DATA_DIR, { recursive: true, force: true })
   })
