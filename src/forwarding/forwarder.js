@@ -54,7 +54,7 @@ function createForwarder ({ urls, timeoutMs, outbox, statements, logger }) {
         signal: AbortSignal.timeout(timeoutMs)
       })
     } catch (err) {
-      throw new RetryLater(`upstream unreachable: ${err.message}`)
+      throw new RetryLater('upstream unreachable', { cause: err }) // fetch keeps the reason (ECONNREFUSED, a timeout) in its cause
     }
     const text = await res.text() // always consume the body so the connection is reused
     if (res.ok) return null

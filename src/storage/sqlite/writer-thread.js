@@ -119,8 +119,9 @@ function mergeWhenLarge (statements) {
 const queue = []
 let scheduled = false
 
+// An error as it crosses to the worker: its stack too, for the log.
 function errorOf (err) {
-  return { name: err.name, message: err.message, code: err.code }
+  return { name: err.name, message: err.message, code: err.code, stack: err.stack }
 }
 
 function statementCount ({ op, args }) {

@@ -28,7 +28,7 @@ function startWriter (dataDir, logger, { walLimitBytes, mergeStatements } = {}) 
       const call = pending.get(r.id)
       pending.delete(r.id)
       if (!call) continue
-      if (r.error) call.reject(Object.assign(new Error(r.error.message), { name: r.error.name, code: r.error.code }))
+      if (r.error) call.reject(Object.assign(new Error(r.error.message), { name: r.error.name, code: r.error.code, stack: r.error.stack }))
       else call.resolve(r.value)
     }
   })
