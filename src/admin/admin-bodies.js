@@ -5,6 +5,7 @@
 const Ajv = require('ajv')
 const { errors } = require('../errors')
 const { describeAjvError } = require('../validation/ajv')
+const { isJsonObject } = require('../lib/json-object')
 
 const ajv = new Ajv({ allErrors: false, strict: true })
 
@@ -12,7 +13,7 @@ const ajv = new Ajv({ allErrors: false, strict: true })
 function checkBody (schema) {
   const validate = ajv.compile(schema)
   return function check (body) {
-    if (body === undefined || body === null || typeof body !== 'object' || Array.isArray(body)) throw errors.BadRequest('the body must be a JSON object (Content-Type: application/json)')
+    if (!isJsonObject(body)) throw errors.BadRequest('the body must be a JSON object (Content-Type: application/json)')
     if (!validate(body)) throw errors.BadRequest(describeAjvError(validate.errors, 'body'))
     return body
   }

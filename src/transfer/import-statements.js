@@ -17,6 +17,7 @@ const { toRecord } = require('../resources/statements/statement-record')
 const { withoutMembers } = require('../validation/json-scan')
 const { areEquivalent } = require('../resources/statements/equivalence')
 const { detectFormat, statementItems } = require('./statement-file')
+const { isJsonObject } = require('../lib/json-object')
 
 const CHUNK = 1000
 const WRITES_IN_FLIGHT = 2
@@ -34,7 +35,7 @@ function recordOf (item, { validator, importAuthority, now, limits }) {
   } catch {
     return { reason: 'not valid JSON' }
   }
-  if (statement === null || typeof statement !== 'object' || Array.isArray(statement)) return { reason: 'not a JSON object' }
+  if (!isJsonObject(statement)) return { reason: 'not a JSON object' }
   const xapiVersion = xapiVersionOf(statement)
   let stored = now
   let own

@@ -10,6 +10,7 @@ const { errors } = require('../errors')
 const { IRI } = require('./formats')
 const { compileQueryParameters } = require('./query-parameters')
 const { scanJson } = require('./json-scan')
+const { isJsonObject } = require('../lib/json-object')
 
 function createStatementValidator ({ maxIriLength, maxJsonDepth, maxStringLength }) {
   // Data 4.2 IRIs, no longer than LRS_MAX_IRI_LENGTH.
@@ -26,7 +27,7 @@ function createStatementValidator ({ maxIriLength, maxJsonDepth, maxStringLength
 
   function validateStatement (statement, xapiVersion, where = 'statement') {
     const check = compiled[xapiVersion]
-    if (statement === null || typeof statement !== 'object' || Array.isArray(statement)) {
+    if (!isJsonObject(statement)) {
       throw errors.InvalidStatement(`${where} must be a JSON object`)
     }
     if (!check(statement)) throw errors.InvalidStatement(describeAjvError(check.errors, where))
@@ -37,7 +38,7 @@ function createStatementValidator ({ maxIriLength, maxJsonDepth, maxStringLength
   // identified Group with exactly one IFI.
   function validateActor (actor, xapiVersion, where) {
     const check = actors[xapiVersion]
-    if (actor === null || typeof actor !== 'object' || Array.isArray(actor)) throw errors.InvalidParameter(`${where} must be a JSON Agent object`)
+    if (!isJsonObject(actor)) throw errors.InvalidParameter(`${where} must be a JSON Agent object`)
     if (!check(actor)) throw errors.InvalidParameter(describeAjvError(check.errors, where))
     try {
       assertActor(actor, where)

@@ -18,6 +18,7 @@ const { conditionsOf, matches } = require('../../http/conditional')
 const { parseMediaType } = require('../../http/media-type')
 const { documentParameters, sha1 } = require('./document-keys')
 const { scanJson } = require('../../validation/json-scan')
+const { isJsonObject } = require('../../lib/json-object')
 
 // Concurrent merges into one document succeed one per round (compare and
 // swap on the etag): with a short random pause between rounds, a few dozen
@@ -110,7 +111,9 @@ function documentRoutes (spec, { config, credentials, documents, validator }) {
   router.post(spec.path, write, async (req, res) => {
     const p = params(req)
     if (!p.key) throw errors.InvalidParameter(`${spec.docParam} is required`)
-    const posted = parseJsonObject(req, config)
+    const posted = mergeableObject(req.headers['content-type'], req.rawBody, config)
+    if (posted === NOT_JSON) throw errors.BadRequest('POST merges JSON: send Content-Type application/json (use PUT for other content)')
+    if (posted === NOT_AN_OBJECT) throw errors.BadRequest('POST body must be a JSON object to merge')
     const { ifMatch, ifNoneMatch } = conditionsOf(req)
     for (let attempt = 0; attempt < MAX_MERGE_ATTEMPTS; attempt++) {
       const current = await documents.get(p.key)
@@ -121,14 +124,9 @@ function documentRoutes (spec, { config, credentials, documents, validator }) {
         if (await documents.insert(p.key, newValue(Buffer.from(JSON.stringify(posted)), 'application/json'))) return res.status(204).end()
         continue
       }
-      if (parseMediaType(current.contentType).type !== 'application/json') {
-        throw errors.BadRequest('the stored document is not JSON, so it cannot be merged: use PUT')
-      }
-      const storedText = current.content.toString('utf8')
-      let stored
-      try { stored = JSON.parse(storedText) } catch { stored = null }
-      if (!stored || typeof stored !== 'object' || Array.isArray(stored)) throw errors.BadRequest('the stored document is not a JSON object, so it cannot be merged: use PUT')
-      scanJson(storedText, { maxDepth: config.maxJsonDepth, maxStringLength: config.maxDocumentBytes }) // it may have come by PUT
+      const stored = mergeableObject(current.contentType, current.content, config) // it may have come by PUT
+      if (stored === NOT_JSON) throw errors.BadRequest('the stored document is not JSON, so it cannot be merged: use PUT')
+      if (stored === NOT_AN_OBJECT) throw errors.BadRequest('the stored document is not a JSON object, so it cannot be merged: use PUT')
       const merged = withinSize(Buffer.from(JSON.stringify({ ...stored, ...posted })))
       if (await documents.replace(p.key, newValue(merged, 'application/json'), { etag })) return res.status(204).end()
       if (ifMatch) throw errors.PreconditionFailed('the document changed while merging')
@@ -168,14 +166,19 @@ function documentRoutes (spec, { config, credentials, documents, validator }) {
   return router
 }
 
-function parseJsonObject (req, config) {
-  if (parseMediaType(req.headers['content-type']).type !== 'application/json') {
-    throw errors.BadRequest('POST merges JSON: send Content-Type application/json (use PUT for other content)')
-  }
-  const text = req.rawBody.toString('utf8')
+const NOT_JSON = Symbol('not JSON')
+const NOT_AN_OBJECT = Symbol('not a JSON object')
+
+// A POST merges a JSON object into a JSON object (Communication 2.2.s7,
+// 2.2.s8.b1): the posted body and the stored document are both checked
+// this way, the JSON limits included. Returns the object, NOT_JSON
+// (another media type) or NOT_AN_OBJECT.
+function mergeableObject (contentType, content, config) {
+  if (parseMediaType(contentType).type !== 'application/json') return NOT_JSON
+  const text = content.toString('utf8')
   let value
-  try { value = JSON.parse(text) } catch { value = undefined }
-  if (!value || typeof value !== 'object' || Array.isArray(value)) throw errors.BadRequest('POST body must be a JSON object to merge')
+  try { value = JSON.parse(text) } catch { return NOT_AN_OBJECT }
+  if (!isJsonObject(value)) return NOT_AN_OBJECT
   scanJson(text, { maxDepth: config.maxJsonDepth, maxStringLength: config.maxDocumentBytes })
   return value
 }

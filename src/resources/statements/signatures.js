@@ -9,6 +9,7 @@
 const crypto = require('node:crypto')
 const { errors } = require('../../errors')
 const { areEquivalent } = require('./equivalence')
+const { isJsonObject } = require('../../lib/json-object')
 
 const SIGNATURE_USAGE = 'http://adlnet.gov/expapi/attachments/signature'
 // Data 2.6.s4.b2: RS256, RS384 or RS512, and nothing else. A Map, so a
@@ -39,7 +40,7 @@ function verifySignature (statement, jwsBuffer, { xapiVersion }) {
   if (segments.length !== 3 || !segments.every(isCanonicalBase64url)) fail('signature is not a JWS in compact serialization')
   const header = decodeJson(segments[0], 'header')
   const payload = decodeJson(segments[1], 'payload')
-  if (header === null || typeof header !== 'object' || Array.isArray(header)) fail('signature header is not a JSON object')
+  if (!isJsonObject(header)) fail('signature header is not a JSON object')
   const algorithm = typeof header.alg === 'string' ? ALGORITHMS.get(header.alg) : undefined
   if (!algorithm) fail('signature algorithm is not RS256, RS384 or RS512')
   if (payload === null || typeof payload !== 'object' || !payload.actor || !payload.verb || !payload.object) {
