@@ -1,6 +1,6 @@
 'use strict'
 
-// Bulk load (the Ed-Fi study in ../shared/seeds/): one file of statements
+// Bulk load (the Ed-Fi bulk-load study): one file of statements
 // as `npm run export` writes them (ids, stored, authority), loaded three
 // ways into a fresh store each time, alternating, BENCH_REPEAT times:
 //   raw     the engine's own insert of the same records

@@ -1,8 +1,9 @@
 'use strict'
 
-// The scenarios of `npm run bench`, each answering one study's question
-// (../shared/seeds/). run({ profile, target, progress }) returns the
-// section of the report: settings, figures, a table, plots (Vega-Lite).
+// The scenarios of `npm run bench`, each answering one published study's
+// question for this LRS (README, Benchmarks). run({ profile, target,
+// progress }) returns the section of the report: settings, figures, a
+// table, plots (Vega-Lite).
 
 const { ingestSweep } = require('./ingest')
 const { bulkLoad } = require('./bulk-load')

@@ -1,6 +1,6 @@
 'use strict'
 
-// Learner sessions (the SCORM Engine study in ../shared/seeds/): virtual
+// Learner sessions (the SCORM Engine study): virtual
 // learners behave like a SCORM/cmi5 player. A session reads its bookmark
 // (State), then every interval sends a statement and writes the bookmark,
 // then sends its completion statements and checks completion the way a

@@ -160,7 +160,7 @@ test('storing statements', async (t) => {
   })
 
   // The write path stores the client's own text with the LRS's properties
-  // appended when it can (statement-texts.js), and serialises again when
+  // appended when it can (statement-record.js), and serialises again when
   // something must be replaced or normalised.
   await t.test('statements come back as sent plus what the LRS sets, whatever the JSON layout and string content', async () => {
     const tricky = statement({
