@@ -2,9 +2,9 @@
 
 // Storage engines side by side (the RocksDB/InnoDB study): each engine's
 // store is filled through its own write path (storage.statements.storeBatch,
-// in this process: no HTTP, no validation), and at each size we measure the insert rate of the last
-// slice, the bytes on disk per statement and the latency of a
-// stored-ordered query (an agent's 10 newest statements), the engines
+// in this process: no HTTP, no validation), and at each size we measure
+// the insert rate of the last slice, the bytes on disk per statement and
+// the latency of a stored-ordered query (an agent's 10 newest statements), the engines
 // taking turns at every size. An engine stops at its `maxSize` (FerretDB
 // scans for every filtered query: seconds per query at 50,000).
 //
