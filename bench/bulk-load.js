@@ -190,4 +190,4 @@ if (require.main === module) {
   })
 }
 
-module.exports = { bulkLoad, summaryLine }
+module.exports = { bulkLoad }

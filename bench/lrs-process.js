@@ -112,4 +112,4 @@ function rssMiB (pids) {
   return kB / 1024
 }
 
-module.exports = { startLrs, cpuSeconds, rssMiB, childPids, commandLine }
+module.exports = { startLrs, cpuSeconds, rssMiB }

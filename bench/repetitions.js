@@ -28,4 +28,4 @@ function combineRuns (runs) {
   }
 }
 
-module.exports = { combineRuns, combineFigures }
+module.exports = { combineRuns }

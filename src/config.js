@@ -119,7 +119,7 @@ function readmeWithSettings (readme) {
   return readme.slice(0, start + README_START.length) + '\n' + settingsTable() + '\n' + readme.slice(end)
 }
 
-module.exports = { loadConfig, SETTINGS, settingsTable, readmeWithSettings }
+module.exports = { loadConfig, readmeWithSettings }
 
 if (require.main === module && process.argv[2] === '--readme') {
   const fs = require('node:fs')

@@ -89,6 +89,6 @@ async function startFerretDB ({ dataDir, port, timeoutMs = 30000 }) {
   }
 }
 
-module.exports = { ensureFerretDB, startFerretDB }
+module.exports = { startFerretDB }
 
 if (require.main === module) process.stdout.write(ensureFerretDB() + '\n')

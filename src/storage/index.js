@@ -5,12 +5,12 @@
 // engine. Each engine returns:
 //   statements   storeBatch, insertStored, restamp, findOne, findBodies,
 //                findReferencedIds, findIdsReferencing, query(q, { deadline })
-//                (src/storage/statement-query.js)
-//   documents    get, insert, replace, delete, list, deleteMany
+//                (src/storage/statement-query.js), findByAgent, erase, scan
+//   documents    get, insert, replace, delete, list, deleteMany, eraseAgent
 //   attachments  saveMany, findMany
-//   credentials  upsert, all
+//   credentials  upsert, create, setScopes, remove, all, changeMark
 //   outbox       lease, release, remove, deadLetter, listDeadLetters,
-//                replayDeadLetters, depth (entries are written by storeBatch)
+//                replayDeadLetters, stats (entries are written by storeBatch)
 //   settings     getOrCreate
 // and kind ('sqlite' | 'mongodb'), ready (a promise), ping(), close().
 // Engine failures reach callers as

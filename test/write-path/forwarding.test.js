@@ -62,7 +62,7 @@ test('stored statements reach the upstream with their ids and its credentials, a
   assert.equal(up.requests[0].url, '/xapi/statements')
   assert.equal(up.requests[0].auth, basic('fwd', 'pw'))
   assert.ok(up.received.every((s) => s.stored && s.authority), 'as stored, with stored and authority')
-  assert.ok(await until(async () => (await lrs.storage.outbox.depth(up.id)) === 0), 'outbox emptied')
+  assert.ok(await until(async () => (await lrs.storage.outbox.stats(up.id)).queued === 0), 'outbox emptied')
 })
 
 test('a failing upstream neither fails nor holds up ingest; entries wait and go once it recovers', async (t) => {
@@ -71,7 +71,7 @@ test('a failing upstream neither fails nor holds up ingest; entries wait and go 
   const res = await lrs.client('/statements', { method: 'POST', body: statement() })
   assert.equal(res.status, 200)
   assert.ok(await until(() => up.requests.length >= 1), 'an attempt was made')
-  assert.equal(await lrs.storage.outbox.depth(up.id), 1, 'the entry waits')
+  assert.equal((await lrs.storage.outbox.stats(up.id)).queued, 1, 'the entry waits')
   up.server.answer = () => 200
   assert.ok(await until(() => up.received.some((s) => s.id === res.json[0])), 'delivered after recovery')
 })
@@ -89,7 +89,7 @@ test('an upstream 4xx other than 408/409/429 moves the batch to dead letters, wh
   assert.deepEqual(list.deadLetters.map((d) => d.statementId).sort(), [...ids].sort())
   assert.equal(list.deadLetters[0].status, 400)
   assert.equal(list.deadLetters[0].upstream, up.id)
-  assert.ok(await until(async () => (await lrs.storage.outbox.depth(up.id)) === 0), 'no longer in the outbox')
+  assert.ok(await until(async () => (await lrs.storage.outbox.stats(up.id)).queued === 0), 'no longer in the outbox')
   const attempts = up.requests.length
   up.server.answer = () => 200
   const replay = await admin('/admin/forwarding/dead-letters/replay', { method: 'POST', body: '{}' })
@@ -110,7 +110,7 @@ test('an upstream 409 is resolved per statement: the rest of the batch is delive
   const delivered = res.json.filter((id) => id !== poison)
   assert.ok(await until(() => delivered.every((id) => up.received.some((s) => s.id === id))), 'the other statements are delivered')
   assert.ok(await until(async () => (await lrs.storage.outbox.listDeadLetters({ upstream: up.id, limit: 10 })).some((d) => d.statementId === poison && d.status === 409)))
-  assert.ok(await until(async () => (await lrs.storage.outbox.depth(up.id)) === 0))
+  assert.ok(await until(async () => (await lrs.storage.outbox.stats(up.id)).queued === 0))
 })
 
 test('kill -9 of a worker while it forwards loses no forward: every acknowledged statement reaches the upstream', async (t) => {

@@ -79,9 +79,6 @@ function outboxRepository (db, { queryTimeoutMs, isFerret, locks }) {
       const [queued, deadOnes] = await Promise.all([col.deleteMany(filter), dead.deleteMany(filter)])
       return queued.deletedCount + deadOnes.deletedCount
     },
-    async depth (upstream) {
-      return col.countDocuments({ upstream }, read)
-    },
     // For /metrics: entries waiting, the oldest one's age, dead letters.
     async stats (upstream) {
       const [queued, oldest, deadLetters] = await Promise.all([

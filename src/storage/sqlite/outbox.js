@@ -40,9 +40,6 @@ function outboxRepository (db, { writer }) {
       }))
     },
     replayDeadLetters: ({ upstream, limit }) => writer.call('outboxReplay', { upstream, limit }),
-    async depth (upstream) {
-      return db.prepare('SELECT count(*) FROM forward_outbox WHERE upstream = ?').pluck().get(upstream)
-    },
     // For /metrics: entries waiting, the oldest one's age, dead letters.
     async stats (upstream) {
       const queued = db.prepare('SELECT count(*) AS n, min(enqueued_at) AS oldest FROM forward_outbox WHERE upstream = ?').get(upstream)
