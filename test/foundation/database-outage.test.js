@@ -9,16 +9,8 @@ const { startLrs, ENGINE } = require('../helpers/lrs')
 const { startFerretDB } = require('../../tools/ferretdb')
 const { statement } = require('../helpers/statements')
 const { freePort } = require('../../tools/free-port')
+const { until } = require('../helpers/wait')
 
-
-async function waitFor (fn, timeoutMs) {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    if (await fn()) return true
-    if (Date.now() > deadline) return false
-    await new Promise((resolve) => setTimeout(resolve, 200))
-  }
-}
 
 test('an unreachable database gives readiness failure and 503s, and service resumes when it comes back', { skip: ENGINE !== 'mongodb' && 'a database server that can be away is the mongodb engine\'s case' }, async (t) => {
   const port = await freePort()
@@ -58,7 +50,7 @@ test('an unreachable database gives readiness failure and 503s, and service resu
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lrs-outage-'))
     t.after(() => fs.rmSync(dataDir, { recursive: true, force: true }))
     db = await startFerretDB({ dataDir, port })
-    const ready = await waitFor(async () => (await fetch(lrs.url + '/health/ready')).status === 200, 30000)
+    const ready = await until(async () => (await fetch(lrs.url + '/health/ready')).status === 200, { within: 30000, every: 200 })
     assert.ok(ready, 'readiness recovered')
     const res = await fetch(lrs.url + '/xapi/statements', { method: 'POST', headers: { ...auth, 'Content-Type': 'application/json' }, body: JSON.stringify(statement()) })
     assert.equal(res.status, 200)

@@ -8,16 +8,7 @@ const test = require('node:test')
 const assert = require('node:assert/strict')
 const { startLrs, ADMIN } = require('../helpers/lrs')
 const { statement } = require('../helpers/statements')
-
-// Polls `check` until it returns true, for at most `ms`; returns how long it took.
-async function within (ms, check) {
-  const start = Date.now()
-  while (!(await check())) {
-    if (Date.now() - start > ms) return Infinity
-    await new Promise((resolve) => setImmediate(resolve))
-  }
-  return Date.now() - start
-}
+const { timeUntil } = require('../helpers/wait')
 
 test('a credential is created with its secret shown once, listed without it, and works for xAPI', async () => {
   const lrs = await startLrs()
@@ -85,11 +76,11 @@ test('a scope change and a revocation take effect on another worker within a sec
   assert.equal((await post()).status, 200) // b has verified (and remembers) this credential
 
   assert.equal((await a.http(`/admin/credentials/${made.json.key}`, { method: 'PUT', body: { scopes: ['statements/read'] } })).status, 200)
-  const changedAfter = await within(2000, async () => (await post()).status === 403)
+  const changedAfter = await timeUntil(async () => (await post()).status === 403, { within: 2000, every: 0 })
   assert.ok(changedAfter <= 1000, `scope change reached the other worker after ${changedAfter} ms`)
 
   assert.equal((await a.http(`/admin/credentials/${made.json.key}`, { method: 'DELETE' })).status, 204)
-  const revokedAfter = await within(2000, async () => (await b.client('/statements', { auth })).status === 401)
+  const revokedAfter = await timeUntil(async () => (await b.client('/statements', { auth })).status === 401, { within: 2000, every: 0 })
   assert.ok(revokedAfter <= 1000, `revocation reached the other worker after ${revokedAfter} ms`)
   assert.equal((await a.client('/statements', { auth })).status, 401)
 })

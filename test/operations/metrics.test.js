@@ -7,6 +7,7 @@ const test = require('node:test')
 const assert = require('node:assert/strict')
 const { startLrs } = require('../helpers/lrs')
 const { statement } = require('../helpers/statements')
+const { until } = require('../helpers/wait')
 
 // The value of one sample ("name{labels}" as written, or a bare name), or 0.
 function sample (text, name, labels = '') {
@@ -37,12 +38,12 @@ test('counts from two workers add up in a scrape of either', async () => {
 
   // b publishes every LRS_METRICS_PUBLISH_MS; a merges what is published
   let text
-  for (;;) {
+  const merged = await until(async () => {
     text = await scrape(a)
-    if (sample(text, 'lrs_statements_stored_total') === 44) break
-    assert.ok(sample(text, 'lrs_statements_stored_total') < 44, 'never more than was sent')
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
+    assert.ok(sample(text, 'lrs_statements_stored_total') <= 44, 'never more than was sent')
+    return sample(text, 'lrs_statements_stored_total') === 44
+  }, { within: 10000 })
+  assert.ok(merged, `a's scrape counts ${sample(text, 'lrs_statements_stored_total')} of the 44 statements stored`)
   assert.equal(sample(text, 'lrs_http_requests_total', 'route="/xapi/statements",method="POST",status="200"'), 5)
   assert.equal(sample(text, 'lrs_auth_failures_total'), 1)
   assert.equal(sample(text, 'lrs_statement_query_duration_seconds_count', 'shape="verb"'), 1)

@@ -10,6 +10,7 @@ const fs = require('node:fs')
 const { startLrs, ENGINE } = require('../helpers/lrs')
 const { statement } = require('../helpers/statements')
 const { databaseFile } = require('../../src/storage/sqlite/open')
+const { until } = require('../helpers/wait')
 
 test('the WAL stays near its bound while two workers write and read', { skip: ENGINE !== 'sqlite' && 'SQLite files only' }, async () => {
   const limit = 128 * 1024
@@ -37,7 +38,6 @@ test('the WAL stays near its bound while two workers write and read', { skip: EN
   // Alone, the next commit empties it. The writer checkpoints just after
   // answering, so the answer may come first: wait for it, within a bound.
   assert.equal((await a.client('/statements', { method: 'POST', body: statement() })).status, 200)
-  const deadline = Date.now() + 5000
-  while (fs.statSync(wal).size >= limit && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10))
+  await until(() => fs.statSync(wal).size < limit, { within: 5000, every: 10 })
   assert.ok(fs.statSync(wal).size < limit, `the WAL holds ${fs.statSync(wal).size} bytes after a commit with nothing else running`)
 })

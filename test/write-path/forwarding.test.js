@@ -11,6 +11,7 @@ const { startLrs, freshStore, ADMIN, basic } = require('../helpers/lrs')
 const { statement } = require('../helpers/statements')
 const { freePort } = require('../../tools/free-port')
 const { parseUpstream } = require('../../src/forwarding/forwarder')
+const { until } = require('../helpers/wait')
 
 // A minimal upstream LRS that records what it receives. `answer(list)`
 // decides the status for a POSTed list (default 200).
@@ -36,16 +37,6 @@ function upstream (answer = () => 200) {
     const url = `http://fwd:pw@127.0.0.1:${server.address().port}/xapi`
     resolve({ server, received, requests, url, id: parseUpstream(url).id })
   }))
-}
-
-// Waits for a condition the LRS reaches in the background (delivery, retries).
-async function until (fn, ms = 20000) {
-  const deadline = Date.now() + ms
-  while (Date.now() < deadline) {
-    if (await fn()) return true
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
-  return false
 }
 
 async function forwardingLrs (t, up, env = {}) {
@@ -156,7 +147,7 @@ test('kill -9 of a worker while it forwards loses no forward: every acknowledged
   posting = false
   await Promise.all(clients)
   const lrs = await startLrs({ ...store, LRS_FORWARD_URLS: up.url, LRS_FORWARD_TIMEOUT_MS: '1000' })
-  assert.ok(await until(() => acknowledged.every((id) => up.received.some((s) => s.id === id)), 40000),
+  assert.ok(await until(() => acknowledged.every((id) => up.received.some((s) => s.id === id)), { within: 40000 }),
     `${acknowledged.filter((id) => !up.received.some((s) => s.id === id)).length} of ${acknowledged.length} acknowledged statements never forwarded`)
   assert.ok(lrs)
 })
