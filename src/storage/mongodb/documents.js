@@ -10,6 +10,7 @@
 const { Binary } = require('mongodb')
 const { DUPLICATE_KEY } = require('./insert-many')
 const { byId } = require('./by-id')
+const { documentFields } = require('../document-fields')
 
 function documentsRepository (db, { queryTimeoutMs, isFerret, locks }) {
   const col = db.collection('documents')
@@ -23,18 +24,7 @@ function documentsRepository (db, { queryTimeoutMs, isFerret, locks }) {
     updated: doc.updated
   }
 
-  const toDoc = (key, value) => ({
-    _id: key.id,
-    resource: key.resource,
-    scope: key.scope,
-    registration: key.registration || null,
-    docId: key.docId,
-    agent: key.agent || null,
-    contentType: value.contentType,
-    content: new Binary(value.content),
-    etag: value.etag,
-    updated: value.updated
-  })
+  const toDoc = (key, value) => ({ _id: key.id, ...documentFields(key, value), content: new Binary(value.content), updated: value.updated })
 
   return {
     async get (key) {

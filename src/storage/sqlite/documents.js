@@ -3,20 +3,11 @@
 // State, Activity Profile and Agent Profile documents on SQLite: reads here
 // on the worker's read connection, writes through the writer thread.
 
+const { documentFields } = require('../document-fields')
+
 function documentsRepository (db, { writer }) {
   const get = db.prepare('SELECT doc_id, content_type, content, etag, updated FROM documents WHERE key = ?')
-  const toDoc = (key, value) => ({
-    key: key.id,
-    resource: key.resource,
-    scope: key.scope,
-    registration: key.registration || null,
-    docId: key.docId,
-    agent: key.agent || null,
-    contentType: value.contentType,
-    etag: value.etag,
-    updated: value.updated.getTime(),
-    content: value.content
-  })
+  const toDoc = (key, value) => ({ key: key.id, ...documentFields(key, value), updated: value.updated.getTime(), content: value.content })
   return {
     async get (key) {
       const r = get.get(key.id)
