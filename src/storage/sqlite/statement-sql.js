@@ -119,17 +119,18 @@ function statementSeqQuery (q, { termId, orSeqs = [], within = {} }) {
 function referencedQuery (q, { termId, limit }) {
   const sql = ['s.referenced = 1']
   const params = []
-  const require = (terms, test) => {
+  // false when none of the filter's terms was ever stored: nothing matches
+  const filterBy = (terms, test) => {
     const ids = terms.map(termId).filter((id) => id !== undefined)
     if (!ids.length) return false
     test(ids)
     return true
   }
   const ok = [
-    !q.registration || require(['g:' + q.registration], ([id]) => { sql.push('s.registration = ?'); params.push(id) }),
-    !q.verb || require(['v:' + q.verb], ([id]) => { sql.push('s.verb = ?'); params.push(id) }),
-    !q.agent || require(agentTerms(q.agent, q.relatedAgents), (ids) => { const has = hasTerm(ids, 's.seq'); sql.push(has.sql); params.push(...has.params) }),
-    !q.activity || require(activityTerms(q.activity, q.relatedActivities), (ids) => { const has = hasTerm(ids, 's.seq'); sql.push(has.sql); params.push(...has.params) })
+    !q.registration || filterBy(['g:' + q.registration], ([id]) => { sql.push('s.registration = ?'); params.push(id) }),
+    !q.verb || filterBy(['v:' + q.verb], ([id]) => { sql.push('s.verb = ?'); params.push(id) }),
+    !q.agent || filterBy(agentTerms(q.agent, q.relatedAgents), (ids) => { const has = hasTerm(ids, 's.seq'); sql.push(has.sql); params.push(...has.params) }),
+    !q.activity || filterBy(activityTerms(q.activity, q.relatedActivities), (ids) => { const has = hasTerm(ids, 's.seq'); sql.push(has.sql); params.push(...has.params) })
   ].every(Boolean)
   if (!ok) return null
   return { sql: `SELECT s.id FROM statements s WHERE ${sql.join(' AND ')} LIMIT ?`, params: [...params, limit] }
