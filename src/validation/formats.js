@@ -45,7 +45,12 @@ function daysIn (year, month) {
 function isValidTimestamp (value) {
   const m = TIMESTAMP.exec(value)
   if (!m) return false
-  const [year, month, day, hour, minute, second] = [m[1], m[2], m[3], m[4], m[5], m[6] || '0'].map(Number)
+  const year = +m[1]
+  const month = +m[2]
+  const day = +m[3]
+  const hour = +m[4]
+  const minute = +m[5]
+  const second = m[6] === undefined ? 0 : +m[6]
   if (month < 1 || month > 12 || day < 1 || day > daysIn(year, month) || hour > 23 || minute > 59 || second > 59) return false
   const zone = m[8]
   if (!zone || zone === 'Z') return true

@@ -145,7 +145,7 @@ test('an NDJSON line with a name given twice in one object is rejected, as a POS
 })
 
 test('an interrupted import resumes where it stopped', async () => {
-  const count = 2500 // three chunks of the import
+  const count = 2500 // more than one chunk of the import (2,000)
   const lines = Array.from({ length: count }, () => JSON.stringify({ ...statement(), id: crypto.randomUUID(), stored: new Date(Date.now() - 3600e3).toISOString() }))
   const file = tempFile('big.ndjson')
   fs.writeFileSync(file, lines.join('\n') + '\n')
