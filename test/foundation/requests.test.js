@@ -59,7 +59,9 @@ test('scopes allow what Communication 4.2 says, and nothing else', async () => {
     'read state': { path: `/activities/state?activityId=${activity}&agent=${agent}&stateId=s` },
     'write state': { path: `/activities/state?activityId=${activity}&agent=${agent}&stateId=s`, method: 'PUT', body: { a: 1 } },
     'read activity profile': { path: `/activities/profile?activityId=${activity}&profileId=p` },
+    'write activity profile': { path: `/activities/profile?activityId=${activity}&profileId=p`, method: 'PUT', body: { a: 1 } },
     'read agent profile': { path: `/agents/profile?agent=${agent}&profileId=p` },
+    'write agent profile': { path: `/agents/profile?agent=${agent}&profileId=p`, method: 'POST', body: { a: 1 } },
     'read activities': { path: `/activities?activityId=${activity}` },
     'read agents': { path: `/agents?agent=${agent}` }
   }
@@ -68,7 +70,7 @@ test('scopes allow what Communication 4.2 says, and nothing else', async () => {
     'statements/write': ['write statements'],
     'statements/read': ['read statements', 'read activities', 'read agents'],
     state: ['read state', 'write state'],
-    profile: ['read activity profile', 'read agent profile', 'read activities', 'read agents'],
+    profile: ['read activity profile', 'write activity profile', 'read agent profile', 'write agent profile', 'read activities', 'read agents'],
     define: ['read activities', 'read agents']
   }
   for (const [scope, auth] of Object.entries(scoped)) {
