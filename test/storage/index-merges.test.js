@@ -29,23 +29,23 @@ async function allIds (lrs, query) {
 }
 
 test('statements stay findable, unique and voidable across index merges by two writers', { skip: ENGINE !== 'sqlite' && 'the sqlite engine' }, async () => {
-  const hooks = { mergeStatements: 5 }
+  const hooks = { mergeStatements: 5, middleStatements: 12 }
   const a = await startLrs({}, { hooks })
   const b = await startLrs({ ...a.storeEnv }, { hooks })
   const learner = { objectType: 'Agent', mbox: `mailto:merge-${crypto.randomUUID()}@example.com` }
   const registration = crypto.randomUUID()
   const posted = []
-  for (let i = 0; i < 12; i++) {
+  for (let i = 0; i < 30; i++) {
     const batch = Array.from({ length: 4 }, (_, k) => statement({ id: crypto.randomUUID(), ...(k % 2 ? { actor: learner } : {}), context: { registration } }))
     const res = await (i % 2 ? b : a).client('/statements', { method: 'POST', body: batch })
     assert.equal(res.status, 200)
     posted.push(...batch)
   }
   const file = new Database(databaseFile(a.storeEnv.LRS_DATA_DIR), { readonly: true })
-  const merged = file.prepare('SELECT count(*) FROM statement_ids').pluck().get()
-  const termsMerged = file.prepare('SELECT count(*) FROM statement_terms').pluck().get()
+  const count = (table) => file.prepare(`SELECT count(*) FROM ${table}`).pluck().get()
+  const levels = ['middle', 'statement'].map((level) => ({ level, ids: count(`${level}_ids`), terms: count(`${level}_terms`) }))
   file.close()
-  assert.ok(merged > 0 && termsMerged > 0, `merged: ${merged} ids, ${termsMerged} term rows`)
+  for (const l of levels) assert.ok(l.ids > 0 && l.terms > 0, `merged into the ${l.level} tables: ${l.ids} ids, ${l.terms} term rows`)
 
   // by id, on either worker; a taken id with another statement is a conflict
   for (const s of posted) assert.equal((await b.client(`/statements?statementId=${s.id}`)).json.id, s.id)

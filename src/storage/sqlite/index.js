@@ -20,8 +20,9 @@ const { credentialsRepository } = require('./credentials')
 const { outboxRepository } = require('./outbox')
 const { settingsRepository } = require('./settings')
 
-// `hooks.walLimitBytes`, `hooks.mergeStatements`: tests only, a smaller WAL
-// bound and index merges after fewer statements (writer-thread.js).
+// `hooks.walLimitBytes`, `hooks.mergeStatements`, `hooks.middleStatements`:
+// tests only, a smaller WAL bound and index merges after fewer statements
+// (writer-thread.js).
 function openSqliteStorage (config, logger, { hooks = {} } = {}) {
   const db = openDatabase(config.dataDir)
   db.exec('BEGIN IMMEDIATE') // the workers of one LRS start together: one makes the schema
@@ -33,7 +34,7 @@ function openSqliteStorage (config, logger, { hooks = {} } = {}) {
     throw err
   }
   db.pragma('query_only = ON')
-  const writer = startWriter(config.dataDir, logger, { walLimitBytes: hooks.walLimitBytes, mergeStatements: hooks.mergeStatements })
+  const writer = startWriter(config.dataDir, logger, { walLimitBytes: hooks.walLimitBytes, mergeStatements: hooks.mergeStatements, middleStatements: hooks.middleStatements })
   const ready = writer.ready.then(() => logger.info({ file: databaseFile(config.dataDir) }, 'database ready'))
   ready.catch((err) => logger.error({ err }, 'database writer failed to start'))
   const options = { writer }

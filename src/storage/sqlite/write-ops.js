@@ -7,7 +7,7 @@
 const { termWriter } = require('./terms')
 const { idToBlob, blobToId } = require('./ids')
 const { firstSeqOf, lastSeqOf } = require('./seq')
-const { TERM_TABLES, ID_TABLES, SEQ_OF_ID } = require('./schema')
+const { LEVELS, TERM_TABLES, ID_TABLES, SEQ_OF_ID } = require('./schema')
 
 const PAIRS_PER_INSERT = 100
 
@@ -325,23 +325,13 @@ function writeOps (db) {
     }
   }
 
-  // The recent index tables into the big ones (schema.js), in rounds: a
-  // round takes the rows there when it starts and moves them in slices of
-  // key ranges, each a transaction of its own. All of a round's rows
-  // together rewrite each page of the big tables about once, which is
+  // The index rows of one level into the next (schema.js, LEVELS), in
+  // rounds: a round takes the rows there when it starts and moves them in
+  // slices of key ranges, each a transaction of its own. All of a round's
+  // rows together rewrite each page of the next level about once, which is
   // what makes merging pay; the slices keep each hold of the write lock
   // short (one transaction for 8,192 statements held it 500 ms at 1 M).
   // Rows stored after the start wait for the next round.
-  const recentCount = db.prepare('SELECT count(*) FROM recent_ids').pluck()
-  const newestRecent = db.prepare('SELECT max(seq) FROM recent_ids').pluck()
-  const termAt = db.prepare('SELECT term, seq FROM recent_terms ORDER BY term, seq LIMIT 1 OFFSET ?').raw()
-  const idAt = db.prepare('SELECT id FROM recent_ids ORDER BY id LIMIT 1 OFFSET ?').pluck()
-  const termCount = db.prepare('SELECT count(*) FROM recent_terms').pluck()
-  const moveTerms = db.prepare(`INSERT INTO statement_terms (term, seq) SELECT term, seq FROM recent_terms
-    WHERE (term, seq) > (?, ?) AND (term, seq) <= (?, ?) AND seq <= ? ORDER BY term, seq`)
-  const dropTerms = db.prepare('DELETE FROM recent_terms WHERE (term, seq) > (?, ?) AND (term, seq) <= (?, ?) AND seq <= ?')
-  const moveIds = db.prepare('INSERT INTO statement_ids (id, seq) SELECT id, seq FROM recent_ids WHERE id > ? AND id <= ? AND seq <= ? ORDER BY id')
-  const dropIds = db.prepare('DELETE FROM recent_ids WHERE id > ? AND id <= ? AND seq <= ?')
   const FIRST_TERM = [-1, -1]
   const LAST_TERM = [Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER]
   const FIRST_ID = Buffer.alloc(0)
@@ -356,30 +346,52 @@ function writeOps (db) {
     edges.push(last)
     return edges.slice(1).map((upTo, k) => [edges[k], upTo])
   }
+  // What moves the rows of level `from` into level `to`.
+  function mover (from, to) {
+    return {
+      statements: db.prepare(`SELECT count(*) FROM ${from.ids}`).pluck(),
+      newest: db.prepare(`SELECT max(seq) FROM ${from.ids}`).pluck(),
+      termAt: db.prepare(`SELECT term, seq FROM ${from.terms} ORDER BY term, seq LIMIT 1 OFFSET ?`).raw(),
+      idAt: db.prepare(`SELECT id FROM ${from.ids} ORDER BY id LIMIT 1 OFFSET ?`).pluck(),
+      termCount: db.prepare(`SELECT count(*) FROM ${from.terms}`).pluck(),
+      moveTerms: db.prepare(`INSERT INTO ${to.terms} (term, seq) SELECT term, seq FROM ${from.terms}
+        WHERE (term, seq) > (?, ?) AND (term, seq) <= (?, ?) AND seq <= ? ORDER BY term, seq`),
+      dropTerms: db.prepare(`DELETE FROM ${from.terms} WHERE (term, seq) > (?, ?) AND (term, seq) <= (?, ?) AND seq <= ?`),
+      moveIds: db.prepare(`INSERT INTO ${to.ids} (id, seq) SELECT id, seq FROM ${from.ids} WHERE id > ? AND id <= ? AND seq <= ? ORDER BY id`),
+      dropIds: db.prepare(`DELETE FROM ${from.ids} WHERE id > ? AND id <= ? AND seq <= ?`)
+    }
+  }
+  // movers[0]: recent into middle; movers[1]: middle into big
+  const movers = LEVELS.slice(0, -1).map((level, i) => mover(level, LEVELS[i + 1]))
   const upkeep = {
-    recentStatements: () => recentCount.get(),
-    // A round: what its slices are; null when there is nothing to move.
-    // `statements`: recentStatements(), as just counted.
-    startRound (slices, statements) {
-      const seqCap = newestRecent.get()
+    // the statements whose ids are in level `level` (0 recent, 1 middle)
+    statementsIn: (level) => movers[level].statements.get(),
+    // A round of level `level` into the next: what its slices are; null
+    // when there is nothing to move. `statements`: statementsIn(level), as
+    // just counted.
+    startRound (level, slices, statements) {
+      const m = movers[level]
+      const seqCap = m.newest.get()
       if (seqCap === null) return null
       return {
+        level,
         seqCap,
-        terms: ranges(termCount.get(), termAt, FIRST_TERM, LAST_TERM, slices),
-        ids: ranges(statements, idAt, FIRST_ID, LAST_ID, slices)
+        terms: ranges(m.termCount.get(), m.termAt, FIRST_TERM, LAST_TERM, slices),
+        ids: ranges(statements, m.idAt, FIRST_ID, LAST_ID, slices)
       }
     },
     // Moves slice `k` of `round`.
     mergeSlice (round, k) {
+      const m = movers[round.level]
       if (round.terms[k]) {
         const [after, upTo] = round.terms[k]
-        moveTerms.run(...after, ...upTo, round.seqCap)
-        dropTerms.run(...after, ...upTo, round.seqCap)
+        m.moveTerms.run(...after, ...upTo, round.seqCap)
+        m.dropTerms.run(...after, ...upTo, round.seqCap)
       }
       if (round.ids[k]) {
         const [after, upTo] = round.ids[k]
-        moveIds.run(after, upTo, round.seqCap)
-        dropIds.run(after, upTo, round.seqCap)
+        m.moveIds.run(after, upTo, round.seqCap)
+        m.dropIds.run(after, upTo, round.seqCap)
       }
     }
   }

@@ -75,43 +75,57 @@ function checkpointIfLarge () {
   }
 }
 
-// The recent index tables are merged into the big ones (schema.js) once
-// they hold MERGE_STATEMENTS statements. Fewer, and each page of the big
-// tables is rewritten for few statements; more, and every commit rewrites
-// more pages of the small ones. A writer counts them after every
-// CHECK_EVERY_STATEMENTS it stored; a merge round then moves one of its
-// SLICES after each of this writer's commits.
+// The recent index tables are merged into the middle ones (schema.js) once
+// they hold MERGE_STATEMENTS statements. Fewer, and each page of the
+// middle tables is rewritten for few statements; more, and every commit
+// rewrites more pages of the small ones. The middle tables are merged into
+// the big ones once they hold MIDDLE_STATEMENTS. A writer counts the
+// recent statements after every CHECK_EVERY_STATEMENTS it stored, the
+// middle ones after each round into them; a round then moves one of its
+// slices after each of this writer's commits, taking turns when both
+// levels have one. The big tables' rounds have more slices: their slices
+// rewrite pages of the big tables, the costly ones.
 const MERGE_STATEMENTS = workerData.mergeStatements || 8192
+const MIDDLE_STATEMENTS = workerData.middleStatements || 16 * MERGE_STATEMENTS
 const CHECK_EVERY_STATEMENTS = Math.min(1000, MERGE_STATEMENTS)
-const SLICES = 8
+const SLICES = [8, 32] // per round out of level 0 (recent) and 1 (middle)
 
 const { ops, upkeep, commit, rollback } = writeOps(db)
 let storedSinceCheck = 0
-let round = null // { seqCap, terms, ids, next }
+const rounds = [null, null] // by level: { level, seqCap, terms, ids, next }
+let turn = 0
+
+function startRound (level, threshold) {
+  const statements = upkeep.statementsIn(level)
+  const started = statements >= threshold && upkeep.startRound(level, SLICES[level], statements)
+  if (started) rounds[level] = { ...started, next: 0 }
+}
 
 function mergeWhenLarge (statements) {
   storedSinceCheck += statements
-  if (!round && storedSinceCheck >= CHECK_EVERY_STATEMENTS) {
+  if (!rounds[0] && storedSinceCheck >= CHECK_EVERY_STATEMENTS) {
     storedSinceCheck = 0
-    const recent = upkeep.recentStatements()
-    const started = recent >= MERGE_STATEMENTS && upkeep.startRound(SLICES, recent)
-    if (started) round = { ...started, next: 0 }
+    startRound(0, MERGE_STATEMENTS)
   }
+  turn ^= 1
+  const round = rounds[0] && rounds[1] ? rounds[turn] : rounds[0] || rounds[1]
   if (!round) return
   try {
     beginImmediate()
     upkeep.mergeSlice(round, round.next)
     db.exec('COMMIT')
     round.next++
-    if (round.next >= SLICES) round = null
+    if (round.next < SLICES[round.level]) return
+    rounds[round.level] = null
+    if (round.level === 0 && !rounds[1]) startRound(1, MIDDLE_STATEMENTS)
   } catch (err) {
     if (db.inTransaction) db.exec('ROLLBACK')
     // busy: the next commit tries again. Anything else would repeat: it is
     // logged and the round dropped until the next check (reads stay right:
-    // they look in both tables).
+    // they look in every level).
     if (err.code !== 'SQLITE_BUSY') {
-      round = null
-      parentPort.postMessage({ warning: 'SQLite index merge failed; new index rows stay in the recent tables', error: errorOf(err) })
+      rounds[round.level] = null
+      parentPort.postMessage({ warning: 'SQLite index merge failed; new index rows stay where they are', error: errorOf(err) })
     }
   }
 }
