@@ -337,11 +337,17 @@ function writeOps (db) {
   const FIRST_ID = Buffer.alloc(0)
   const LAST_ID = Buffer.alloc(17, 0xff)
   // `slices` key ranges of about equal row counts: [after, upTo] pairs.
-  function ranges (count, at, first, last, slices) {
+  // `after(key, n)`: the key of the row n + 1 rows past `key`. Each edge is
+  // found from the one before, so finding them all reads the table once
+  // (an OFFSET from the start for each edge read a middle table sixteen
+  // times over).
+  function ranges (count, after, first, last, slices) {
     const edges = [first]
-    for (let k = 1; k < slices; k++) {
-      const edge = at.get(Math.floor((count * k) / slices))
-      if (edge !== undefined) edges.push(edge)
+    const step = Math.floor(count / slices)
+    for (let k = 1; k < slices && step > 0; k++) {
+      const edge = after(edges[edges.length - 1], step - 1)
+      if (edge === undefined) break
+      edges.push(edge)
     }
     edges.push(last)
     return edges.slice(1).map((upTo, k) => [edges[k], upTo])
@@ -351,8 +357,8 @@ function writeOps (db) {
     return {
       statements: db.prepare(`SELECT count(*) FROM ${from.ids}`).pluck(),
       newest: db.prepare(`SELECT max(seq) FROM ${from.ids}`).pluck(),
-      termAt: db.prepare(`SELECT term, seq FROM ${from.terms} ORDER BY term, seq LIMIT 1 OFFSET ?`).raw(),
-      idAt: db.prepare(`SELECT id FROM ${from.ids} ORDER BY id LIMIT 1 OFFSET ?`).pluck(),
+      termAfter: db.prepare(`SELECT term, seq FROM ${from.terms} WHERE (term, seq) > (?, ?) ORDER BY term, seq LIMIT 1 OFFSET ?`).raw(),
+      idAfter: db.prepare(`SELECT id FROM ${from.ids} WHERE id > ? ORDER BY id LIMIT 1 OFFSET ?`).pluck(),
       termCount: db.prepare(`SELECT count(*) FROM ${from.terms}`).pluck(),
       moveTerms: db.prepare(`INSERT INTO ${to.terms} (term, seq) SELECT term, seq FROM ${from.terms}
         WHERE (term, seq) > (?, ?) AND (term, seq) <= (?, ?) AND seq <= ? ORDER BY term, seq`),
@@ -376,8 +382,8 @@ function writeOps (db) {
       return {
         level,
         seqCap,
-        terms: ranges(m.termCount.get(), m.termAt, FIRST_TERM, LAST_TERM, slices),
-        ids: ranges(statements, m.idAt, FIRST_ID, LAST_ID, slices)
+        terms: ranges(m.termCount.get(), ([term, seq], n) => m.termAfter.get(term, seq, n), FIRST_TERM, LAST_TERM, slices),
+        ids: ranges(statements, (id, n) => m.idAfter.get(id, n), FIRST_ID, LAST_ID, slices)
       }
     },
     // Moves slice `k` of `round`.
