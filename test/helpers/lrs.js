@@ -16,6 +16,7 @@ const { startServer } = require('../../src/server')
 const { createLogger } = require('../../src/logger')
 
 const ADMIN = { user: 'admin', password: 'test-secret' }
+const removedStores = new Set() // data folders of LRSs that have closed and removed them
 const ENGINE = process.env.LRS_TEST_ENGINE || (process.env.MONGODB_URI ? 'mongodb' : 'sqlite')
 
 // A data folder always (SQLite's file; metrics and import checkpoints on
@@ -74,7 +75,11 @@ async function startLrs (env = {}, { monitorCommands = false, hooks = {}, logLin
   after(async () => {
     if (!shared) await dropDatabase(lrs, { closed, storeEnv })
     await close({ graceMs: 0 })
-    if (!shared) fs.rmSync(storeEnv.LRS_DATA_DIR, { recursive: true, force: true })
+    // A second LRS on this store may close after the first removed the
+    // folder, and its metrics would bring the folder back: whoever closes
+    // after the removal removes it again.
+    if (!shared) removedStores.add(storeEnv.LRS_DATA_DIR)
+    if (removedStores.has(storeEnv.LRS_DATA_DIR)) fs.rmSync(storeEnv.LRS_DATA_DIR, { recursive: true, force: true })
   })
   return { ...lrs, close, config, storeEnv, engine: ENGINE, client: xapiClient(lrs.url), http: httpClient(lrs.url) }
 }
