@@ -69,9 +69,10 @@ function statementsRepository (db, { writer }) {
       const inserted = []
       const same = groups.map(() => [])
       let pending = groups.map((_, g) => g)
+      const sent = groups.map((records) => records.map((r) => forWriter(r))) // once, whatever the rounds
       for (let round = 0; pending.length; round++) {
         if (round === MAX_SAME_ROUNDS) throw new Error('statement ids kept being taken while being stored')
-        const results = await writer.call('storeBatch', pending.map((g) => groups[g].map((r) => forWriter(r))), { storedMs: stored.getTime(), forwardTo, same: pending.map((g) => same[g]) })
+        const results = await writer.call('storeBatch', pending.map((g) => sent[g]), { storedMs: stored.getTime(), forwardTo, same: pending.map((g) => same[g]) })
         const retry = []
         results.forEach((result, i) => {
           const g = pending[i]
