@@ -4,9 +4,10 @@
 // store is filled through its own write path (storage.statements.storeBatch,
 // in this process: no HTTP, no validation), and at each size we measure
 // the insert rate of the last slice, the bytes on disk per statement and
-// the latency of a stored-ordered query (an agent's 10 newest statements), the engines
-// taking turns at every size. An engine stops at its `maxSize` (FerretDB
-// scans for every filtered query: seconds per query at 50,000).
+// the latency of a stored-ordered query (an agent's 10 newest
+// statements), the engines taking turns at every size. An engine stops at
+// its `maxSize` (FerretDB scans for every filtered query: seconds per
+// query at 50,000).
 //
 //   node bench/engines.js                       (sqlite and ferretdb, small sizes)
 //   BENCH_SIZES=100000,1000000 BENCH_ENGINES=sqlite node bench/engines.js
