@@ -79,6 +79,62 @@ test('erasing an agent removes it from everywhere it appears, and only that', as
   assert.deepEqual(again.json.removed, { statements: 0, attachments: 0, forwardingEntries: 0, stateDocuments: 0, agentProfileDocuments: 0 })
 })
 
+test('an agent in each position a statement allows (1.0.3 and 2.0): none of its statements is found by agent or by id afterwards', async () => {
+  const lrs = await startLrs()
+  const learner = agentOf('learner')
+  const other = agentOf('other')
+  const activity = { objectType: 'Activity', id: 'http://example.com/a' }
+  const sub = (overrides) => ({ objectType: 'SubStatement', actor: other, verb: { id: 'http://example.com/verbs/saw' }, object: activity, ...overrides })
+  const team = { objectType: 'Group', member: [other, learner] }
+  const positions = {
+    actor: { actor: learner },
+    'actor Group member': { actor: { objectType: 'Group', name: 'g', member: [learner] } },
+    'object Agent': { object: learner },
+    'object Group member': { object: team },
+    'context instructor': { context: { instructor: learner } },
+    'context instructor Group member': { context: { instructor: team } },
+    'context team member': { context: { team } },
+    'SubStatement actor': { object: sub({ actor: learner }) },
+    'SubStatement actor Group member': { object: sub({ actor: team }) },
+    'SubStatement object': { object: sub({ object: learner }) },
+    'SubStatement object Group member': { object: sub({ object: team }) },
+    'SubStatement context instructor': { object: sub({ context: { instructor: learner } }) },
+    'SubStatement context team': { object: sub({ context: { team } }) }
+  }
+  const v2positions = {
+    'contextAgents (2.0)': { context: { contextAgents: [{ objectType: 'contextAgent', agent: learner }] } },
+    'contextGroups (2.0)': { context: { contextGroups: [{ objectType: 'contextGroup', group: team }] } },
+    'SubStatement contextAgents (2.0)': { object: sub({ context: { contextAgents: [{ objectType: 'contextAgent', agent: learner }] } }) }
+  }
+  const ids = {}
+  const post = async (table, version) => {
+    const batch = Object.entries(table).map(([name, overrides]) => {
+      ids[name] = crypto.randomUUID()
+      return statement({ id: ids[name], actor: other, ...overrides })
+    })
+    const res = await lrs.client('/statements', { method: 'POST', body: batch, version })
+    assert.equal(res.status, 200, res.text)
+  }
+  await post(positions, '1.0.3')
+  await post(v2positions, '2.0.0')
+  const kept = statement({ id: crypto.randomUUID(), actor: other, context: { instructor: other } })
+  assert.equal((await lrs.client('/statements', { method: 'POST', body: kept })).status, 200)
+  for (const [name, id] of Object.entries(ids)) assert.equal((await lrs.client(`/statements?statementId=${id}`)).status, 200, name)
+
+  const erased = await lrs.http(`/admin/agents?agent=${q({ mbox: learner.mbox })}`, { method: 'DELETE' })
+  assert.equal(erased.status, 200, erased.text)
+  assert.equal(erased.json.removed.statements, Object.keys(ids).length)
+  for (const [name, id] of Object.entries(ids)) {
+    assert.equal((await lrs.client(`/statements?statementId=${id}`)).status, 404, name)
+    assert.equal((await lrs.client(`/statements?voidedStatementId=${id}`)).status, 404, name)
+  }
+  for (const related of [false, true]) {
+    assert.deepEqual((await lrs.client(`/statements?agent=${q(learner)}&related_agents=${related}`)).json.statements, [])
+  }
+  const left = await lrs.client(`/statements?agent=${q(other)}&limit=100`)
+  assert.deepEqual(left.json.statements.map((s) => s.id), [kept.id])
+})
+
 test('erasure keeps statements in which the agent is only the authority', async () => {
   const lrs = await startLrs()
   const made = await lrs.http('/admin/credentials', { method: 'POST', body: { key: 'lms', secret: 'a-long-enough-secret', scopes: ['all'] } })
