@@ -14,29 +14,9 @@ const { openStorage } = require('../storage')
 const { createStatementValidator } = require('../validation/statement-validator')
 const { importFiles } = require('./import-statements')
 const { fileCheckpoints } = require('./checkpoints')
+const { progressLine } = require('./progress-line')
 
 const SHOWN_REJECTS = 10
-
-function duration (s) {
-  if (!Number.isFinite(s)) return '?'
-  const m = Math.floor(s / 60)
-  return `${m}:${String(Math.round(s % 60)).padStart(2, '0')}`
-}
-
-function progressLine (sizes, started) {
-  let last = 0
-  return function show ({ file, offset, stored, existing, rejected }, final = false) {
-    const now = Date.now()
-    if (!process.stderr.isTTY || (!final && now - last < 250)) return
-    last = now
-    const done = stored + existing
-    const rate = done / Math.max(0.001, (now - started) / 1000)
-    const size = sizes.get(file) || 1
-    const fraction = Math.min(1, (offset || 0) / size)
-    const eta = fraction > 0 ? ((now - started) / 1000) * (1 - fraction) / fraction : Infinity
-    process.stderr.write(`\r${file}: ${(fraction * 100).toFixed(1)}%  ${done.toLocaleString('en')} statements  ${Math.round(rate).toLocaleString('en')}/s  ETA ${duration(eta)}  rejected ${rejected}   ${final ? '\n' : ''}`)
-  }
-}
 
 async function main (argv) {
   const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { restart: { type: 'boolean' }, rejects: { type: 'string' } } })
@@ -60,7 +40,7 @@ async function main (argv) {
     // The rate counts the loading, not opening the store and compiling the
     // schemas (as the bulk-load bench's raw insert baseline does).
     const started = Date.now()
-    show = progressLine(sizes, started)
+    show = process.stderr.isTTY ? progressLine(sizes, { write: (text) => process.stderr.write(text) }) : () => {}
     summary = await importFiles(positionals, {
       storage,
       validator,

@@ -85,6 +85,7 @@ async function importFile (file, { storage, validator, importAuthority, limits, 
   const format = await detectFormat(file)
   const checkpoint = await checkpoints.load(file)
   const counts = { file, format, resumedAt: checkpoint.offset, stored: 0, existing: 0, rejected: 0, ...checkpoint.counts }
+  onProgress({ file, offset: checkpoint.offset, stored: counts.stored, existing: counts.existing, rejected: counts.rejected })
   let settled = Promise.resolve() // the last chunk's results, checked and recorded
   const writes = [] // chunks being written, oldest first
   let chunk = []
@@ -112,6 +113,8 @@ async function importFile (file, { storage, validator, importAuthority, limits, 
     counts.stored += records.length - taken.length
     counts.existing += taken.length
     if (end !== null) await checkpoints.save(file, { offset: end, counts: { stored: counts.stored, existing: counts.existing, rejected } })
+    // progress counts what is stored, up to where it is stored
+    onProgress({ file, offset: end, stored: counts.stored, existing: counts.existing, rejected })
   }
 
   // Starts a chunk's insert at once, so the engine always has the next
@@ -150,12 +153,10 @@ async function importFile (file, { storage, validator, importAuthority, limits, 
       await flush(chunk, end)
       chunk = []
       seen.clear()
-      onProgress({ file, offset: end, ...counts })
     }
   }
   await flush(chunk, end)
   await settled
-  onProgress({ file, offset: end, ...counts })
   await checkpoints.done(file)
   return counts
 }

@@ -200,6 +200,50 @@ test('a JSON array file imports; bad statements are rejected with their reasons 
   assert.equal((await lrs.client(`/statements?statementId=${good[0].id}`)).json.authority.account.name, 'import')
 })
 
+// An LRS that stores a large batch at once gives its statements one
+// `stored`; the SQLite engine orders statements by a key with room for
+// 2,048 per millisecond.
+test('more than 2,048 statements with one stored time, and as many without one, import with their stored kept', async () => {
+  const stored = '2026-02-03T04:05:06.789Z'
+  const shared = Array.from({ length: 2600 }, () => ({ ...statement(), id: crypto.randomUUID(), stored }))
+  const later = { ...statement(), id: crypto.randomUUID(), stored: '2026-02-03T04:05:06.790Z' }
+  const unstamped = Array.from({ length: 2600 }, () => ({ ...statement(), id: crypto.randomUUID() }))
+  const file = tempFile('one-ms.ndjson')
+  fs.writeFileSync(file, [...shared, later, ...unstamped].map((s) => JSON.stringify(s)).join('\n') + '\n') // in stored order, as exports are
+  const store = newStore()
+  const started = Date.now()
+  const res = await runCli('import-cli.js', [file], store)
+  assert.equal(res.code, 0, res.stderr + res.stdout)
+  assert.match(res.stdout, /5201 stored, 0 already stored, 0 rejected/)
+
+  const lrs = await startLrs({ ...store })
+  const exported = (await lrs.http('/admin/statements/export')).text.trim().split('\n').map((l) => JSON.parse(l))
+  assert.equal(exported.length, 5201)
+  const storedOf = new Map(exported.map((s) => [s.id, s.stored]))
+  assert.deepEqual([...new Set(shared.map((s) => storedOf.get(s.id)))], [stored])
+  assert.equal(storedOf.get(later.id), later.stored)
+  for (const s of unstamped) assert.ok(Date.parse(storedOf.get(s.id)) >= started - 1000, storedOf.get(s.id))
+  // each is found by id with its stored, and since/until select by it
+  const one = await lrs.client(`/statements?statementId=${shared[2500].id}`)
+  assert.equal(one.json.stored, stored)
+  const upTo = await lrs.http(`/admin/statements/export?until=${encodeURIComponent(stored)}`)
+  assert.equal(upTo.text.trim().split('\n').length, 2600)
+  const after = await lrs.http(`/admin/statements/export?since=${encodeURIComponent(stored)}&until=${encodeURIComponent(later.stored)}`)
+  assert.deepEqual(after.text.trim().split('\n').map((l) => JSON.parse(l).id), [later.id])
+  const page = await lrs.client(`/statements?until=${encodeURIComponent(stored)}&limit=1`)
+  assert.equal(page.json.statements[0].stored, stored) // the newest at or before it, not later's
+  const next = await lrs.client(`/statements?since=${encodeURIComponent(stored)}&ascending=true&limit=1`)
+  assert.equal(next.json.statements[0].id, later.id)
+  // and the export imports again into an empty store unchanged
+  const again = tempFile('again.ndjson')
+  fs.writeFileSync(again, exported.map((s) => JSON.stringify(s)).join('\n') + '\n')
+  const copyStore = newStore()
+  assert.equal((await runCli('import-cli.js', [again], copyStore)).code, 0)
+  const copy = await startLrs({ ...copyStore })
+  const reExported = (await copy.http('/admin/statements/export')).text.trim().split('\n').map((l) => JSON.parse(l))
+  assert.deepEqual(new Map(reExported.map((s) => [s.id, s.stored])), storedOf)
+})
+
 test('an NDJSON line with a name given twice in one object is rejected, as a POST would be', async () => {
   const good = JSON.stringify({ ...statement(), id: crypto.randomUUID() })
   const twice = JSON.stringify({ ...statement(), id: crypto.randomUUID() }).slice(0, -1) + ',"result":{"success":true,"success":false}}'

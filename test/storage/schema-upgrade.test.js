@@ -26,7 +26,7 @@ test('a schema 1 file is upgraded: agent terms hashed, documents get their agent
   const keys = [agentKey(s.actor), 'mbox:mailto:teacher@example.com']
   const unhash = db.prepare('UPDATE terms SET term = ? WHERE term = ?')
   for (const key of keys) for (const kind of ['a', 'r']) unhash.run(`${kind}:${key}`, `${kind}:${hashedAgent(key)}`)
-  db.exec('DROP INDEX documents_agent; ALTER TABLE documents DROP COLUMN agent')
+  db.exec('DROP INDEX documents_agent; ALTER TABLE documents DROP COLUMN agent; DROP INDEX statements_stored_ms; ALTER TABLE statements DROP COLUMN stored_ms')
   // ids in a UNIQUE column of statements, every term row in statement_terms
   const ddl = db.prepare("SELECT sql FROM sqlite_master WHERE name = 'statements'").pluck().get()
   db.exec(`INSERT INTO statement_terms SELECT * FROM recent_terms; DROP TABLE recent_terms; DROP TABLE recent_ids; DROP TABLE statement_ids;
@@ -47,21 +47,22 @@ test('a schema 1 file is upgraded: agent terms hashed, documents get their agent
   assert.equal((await upgraded.client(`/statements?agent=${q({ mbox: 'mailto:teacher@example.com' })}&related_agents=true`)).json.statements.length, 1)
   const check = new Database(databaseFile(env.LRS_DATA_DIR), { readonly: true })
   assert.equal(check.prepare("SELECT count(*) FROM terms WHERE term LIKE '%mailto:%'").pluck().get(), 0)
-  assert.equal(check.pragma('user_version', { simple: true }), 4)
+  assert.equal(check.pragma('user_version', { simple: true }), 5)
   assert.ok(check.prepare('SELECT name FROM pragma_table_info(?)').pluck().all('documents').includes('agent'))
+  assert.ok(check.prepare('SELECT name FROM pragma_table_info(?)').pluck().all('statements').includes('stored_ms'))
   assert.doesNotMatch(check.prepare("SELECT sql FROM sqlite_master WHERE name = 'statements'").pluck().get(), /UNIQUE/)
   assert.equal(check.prepare('SELECT count(*) FROM statement_ids').pluck().get(), 1) // the statement the file had
   check.close()
 })
 
-test('a schema 3 file is upgraded: the middle index tables are added and every statement stays findable', { skip: ENGINE !== 'sqlite' && 'SQLite files only' }, async () => {
+test('a schema 3 file is upgraded: the middle index tables and stored_ms are added and every statement stays findable', { skip: ENGINE !== 'sqlite' && 'SQLite files only' }, async () => {
   const first = await startLrs()
   const s = statement()
   assert.equal((await first.client('/statements', { method: 'POST', body: s })).status, 200)
   const env = { ...first.storeEnv }
   await first.close({ graceMs: 0 })
   const db = new Database(databaseFile(env.LRS_DATA_DIR))
-  db.exec('DROP TABLE middle_terms; DROP TABLE middle_ids')
+  db.exec('DROP TABLE middle_terms; DROP TABLE middle_ids; DROP INDEX statements_stored_ms; ALTER TABLE statements DROP COLUMN stored_ms')
   db.pragma('user_version = 3')
   db.close()
 
@@ -71,7 +72,7 @@ test('a schema 3 file is upgraded: the middle index tables are added and every s
   assert.equal(found.length, 1)
   assert.equal((await upgraded.client(`/statements?statementId=${found[0].id}`)).json.id, found[0].id)
   const check = new Database(databaseFile(env.LRS_DATA_DIR), { readonly: true })
-  assert.equal(check.pragma('user_version', { simple: true }), 4)
-  assert.equal(check.prepare("SELECT count(*) FROM sqlite_master WHERE name IN ('middle_terms', 'middle_ids')").pluck().get(), 2)
+  assert.equal(check.pragma('user_version', { simple: true }), 5)
+  assert.equal(check.prepare("SELECT count(*) FROM sqlite_master WHERE name IN ('middle_terms', 'middle_ids', 'statements_stored_ms')").pluck().get(), 3)
   check.close()
 })

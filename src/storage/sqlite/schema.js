@@ -4,7 +4,8 @@
 // key: stored time in ms shifted left 11 bits, plus a counter, so that
 // the rowid order is the order of `stored` and every query walks a b-tree
 // in that order (2048 statements per ms; JavaScript integers are exact up
-// to year 2109).
+// to year 2109; an import of more with one stored time keeps it in
+// stored_ms, write-ops.js).
 //
 // Every filter of GET /statements is a lookup of one term in
 // statement_terms, (term, seq) rows in a WITHOUT ROWID table: the terms of
@@ -38,7 +39,7 @@
 
 const { hashedAgent } = require('./terms')
 
-const VERSION = 4
+const VERSION = 5
 
 // Where the (term, seq) and (id, seq) rows are, newest first: each level's
 // rows are merged into the next.
@@ -66,7 +67,8 @@ CREATE TABLE IF NOT EXISTS statements (
   ref BLOB,
   term_ids TEXT NOT NULL,
   attachments TEXT,
-  body TEXT NOT NULL
+  body TEXT NOT NULL,
+  stored_ms INTEGER
 )`
 
 const DDL = `${STATEMENTS_TABLE};
@@ -181,7 +183,9 @@ CREATE TABLE IF NOT EXISTS settings (
 );
 `
 
-// Version 4: middle_terms and middle_ids between the recent and the big
+// Version 5: stored_ms, the stored time of a statement imported past its
+// own millisecond, which holds 2,048 (write-ops.js, insertStored); NULL
+// for every other statement. Version 4: middle_terms and middle_ids between the recent and the big
 // tables (an older LRS would not read them: it refuses the file). Version
 // 3: ids in statement_ids and recent_ids instead of a UNIQUE
 // column of statements, new term rows in recent_terms (an older LRS would
@@ -189,6 +193,7 @@ CREATE TABLE IF NOT EXISTS settings (
 // erasure. Documents stored before have none and are not found by it.
 const AFTER_COLUMNS = `
 CREATE INDEX IF NOT EXISTS documents_agent ON documents (agent) WHERE agent IS NOT NULL;
+CREATE INDEX IF NOT EXISTS statements_stored_ms ON statements (stored_ms, seq) WHERE stored_ms IS NOT NULL;
 `
 
 // Version 2 keeps agents in the terms dictionary as hashes (terms.js).
@@ -220,6 +225,7 @@ function ensureSchema (db) {
   if (upgradeIds) db.exec('INSERT INTO statement_ids (id, seq) SELECT id, seq FROM statements ORDER BY id')
   const columns = db.prepare('SELECT name FROM pragma_table_info(?)').pluck()
   if (!columns.all('documents').includes('agent')) db.exec('ALTER TABLE documents ADD COLUMN agent TEXT')
+  if (!columns.all('statements').includes('stored_ms')) db.exec('ALTER TABLE statements ADD COLUMN stored_ms INTEGER')
   db.exec(AFTER_COLUMNS)
   if (version === 1) hashAgentTerms(db)
   if (version < VERSION) db.pragma(`user_version = ${VERSION}`)

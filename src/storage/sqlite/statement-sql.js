@@ -9,7 +9,6 @@
 // filters are checked on the rows met. Every value is a bound parameter.
 
 const { agentTerms, agentTerm, activityTerms } = require('./terms')
-const { lastSeqOf } = require('./seq')
 const { TERM_TABLES } = require('./schema')
 
 function placeholders (n) {
@@ -29,7 +28,8 @@ function hasTerm (ids, seqColumn) {
 // the seq of matching statements in order (`driver`: the term id of the
 // first arm, when an index drives), or null when nothing can match.
 // `within` ({ low, high }, inclusive): a window of seq to stay in.
-function statementSeqQuery (q, { termId, orSeqs = [], within = {} }) {
+// `lastSeqAt(ms)`: the last seq of what was stored at or before ms.
+function statementSeqQuery (q, { termId, lastSeqAt, orSeqs = [], within = {} }) {
   const ids = (terms) => terms.map(termId).filter((id) => id !== undefined)
   const filters = []
   if (q.registration) filters.push({ name: 'registration', terms: ['g:' + q.registration] })
@@ -40,8 +40,8 @@ function statementSeqQuery (q, { termId, orSeqs = [], within = {} }) {
   const resolved = filters.map((f) => ({ ...f, ids: ids(f.terms) }))
 
   // Bounds on seq: since (exclusive) and until (inclusive) on stored, and the keyset position.
-  let low = q.since ? lastSeqOf(q.since.getTime()) + 1 : null
-  let high = q.until ? lastSeqOf(q.until.getTime()) : null
+  let low = q.since ? lastSeqAt(q.since.getTime()) + 1 : null
+  let high = q.until ? lastSeqAt(q.until.getTime()) : null
   if (q.after) {
     const position = Number(q.after.position)
     if (q.ascending) low = Math.max(low ?? -Infinity, position + 1)

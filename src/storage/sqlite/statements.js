@@ -29,7 +29,8 @@ function forWriter (r, storedMs) {
 }
 
 function toRow (r) {
-  return { id: blobToId(r.id), body: r.body, stored: storedOf(r.seq), timestampFromStored: r.ts === 1, position: String(r.seq) }
+  const stored = typeof r.stored_ms === 'number' ? new Date(r.stored_ms) : storedOf(r.seq)
+  return { id: blobToId(r.id), body: r.body, stored, timestampFromStored: r.ts === 1, position: String(r.seq) }
 }
 
 // The postings of one term (seq >= ? and <= ?) from every term table, in
@@ -44,12 +45,21 @@ function statementsRepository (db, { writer }) {
   const postings = { ASC: db.prepare(postingsSql('ASC')).pluck(), DESC: db.prepare(postingsSql('DESC')).pluck() }
   const windowEdge = { ASC: db.prepare(postingsSql('ASC', { offset: true })).pluck(), DESC: db.prepare(postingsSql('DESC', { offset: true })).pluck() }
   const termRange = (term, low, high) => TERM_TABLES.flatMap(() => [term, low, high])
-  const byId = db.prepare(`SELECT seq, id, ts, body, authority FROM statements WHERE seq = (${SEQ_OF_ID}) AND voided = @voided`)
-  const byIdAny = db.prepare(`SELECT seq, id, ts, body FROM statements WHERE seq = (${SEQ_OF_ID})`)
+  const byId = db.prepare(`SELECT seq, id, ts, body, stored_ms, authority FROM statements WHERE seq = (${SEQ_OF_ID}) AND voided = @voided`)
+  const byIdAny = db.prepare(`SELECT seq, id, ts, body, stored_ms FROM statements WHERE seq = (${SEQ_OF_ID})`)
+  const spilledSeq = db.prepare('SELECT seq FROM statements WHERE stored_ms IS NOT NULL AND stored_ms <= ? ORDER BY stored_ms DESC, seq DESC LIMIT 1').pluck()
+
+  // The last seq of what was stored at or before `ms`, for since and
+  // until: the end of its millisecond, or further when statements of it
+  // were imported past its end (write-ops.js, insertStored).
+  function lastSeqAt (ms) {
+    const spilled = spilledSeq.get(ms)
+    return spilled === undefined ? lastSeqOf(ms) : Math.max(lastSeqOf(ms), spilled)
+  }
 
   function rowsBySeq (seqs) {
     if (!seqs.length) return []
-    const rows = db.prepare(`SELECT seq, id, ts, body FROM statements WHERE seq IN (${placeholders(seqs.length)})`).all(seqs)
+    const rows = db.prepare(`SELECT seq, id, ts, body, stored_ms FROM statements WHERE seq IN (${placeholders(seqs.length)})`).all(seqs)
     const bySeq = new Map(rows.map((r) => [r.seq, r]))
     return seqs.map((s) => bySeq.get(s)).filter(Boolean).map(toRow)
   }
@@ -126,7 +136,7 @@ function statementsRepository (db, { writer }) {
       const orSeqs = q.orIds.length
         ? db.prepare(ID_TABLES.map((table) => `SELECT seq FROM ${table} WHERE id IN (${placeholders(q.orIds.length)})`).join(' UNION ALL ')).pluck().all(ID_TABLES.flatMap(() => q.orIds.map(idToBlob))).sort((a, b) => a - b)
         : []
-      const first = statementSeqQuery(q, { termId, orSeqs })
+      const first = statementSeqQuery(q, { termId, lastSeqAt, orSeqs })
       if (!first) return []
       if (first.driver === null) return rowsBySeq(db.prepare(first.sql).pluck().all(first.params))
       const seqs = []
@@ -135,7 +145,7 @@ function statementsRepository (db, { writer }) {
         // The window: the next WINDOW_POSTINGS postings of the driving term.
         const edge = windowEdge[q.ascending ? 'ASC' : 'DESC'].get(...termRange(first.driver, low ?? 0, high ?? Number.MAX_SAFE_INTEGER), 1, WINDOW_POSTINGS)
         const within = edge === undefined ? {} : q.ascending ? { high: edge - 1 } : { low: edge + 1 }
-        const query = statementSeqQuery({ ...q, limit: q.limit - seqs.length }, { termId, orSeqs, within: { low: low ?? undefined, high: high ?? undefined, ...within } })
+        const query = statementSeqQuery({ ...q, limit: q.limit - seqs.length }, { termId, lastSeqAt, orSeqs, within: { low: low ?? undefined, high: high ?? undefined, ...within } })
         seqs.push(...db.prepare(query.sql).pluck().all(query.params))
         if (seqs.length >= q.limit || edge === undefined) break
         if (q.ascending) low = edge
@@ -171,16 +181,16 @@ function statementsRepository (db, { writer }) {
     // before `until`, in stored order, from the keyset position `after`
     // (export).
     async scan ({ since = null, until = null, after = null, limit }) {
-      const low = Math.max(after === null ? -1 : Number(after), since === null ? -1 : lastSeqOf(since.getTime()))
-      const high = until === null ? Number.MAX_SAFE_INTEGER : lastSeqOf(until.getTime())
-      return db.prepare('SELECT seq, id, ts, body FROM statements WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?').all(low, high, limit).map(toRow)
+      const low = Math.max(after === null ? -1 : Number(after), since === null ? -1 : lastSeqAt(since.getTime()))
+      const high = until === null ? Number.MAX_SAFE_INTEGER : lastSeqAt(until.getTime())
+      return db.prepare('SELECT seq, id, ts, body, stored_ms FROM statements WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?').all(low, high, limit).map(toRow)
     },
 
     // The plans SQLite chooses for a query and its window edges (tests
     // check every shape is served by an index in order, with no sort of
     // its own).
     explainQuery (q) {
-      const query = statementSeqQuery(q, { termId })
+      const query = statementSeqQuery(q, { termId, lastSeqAt })
       if (!query) return []
       const plan = (sql, params) => db.prepare('EXPLAIN QUERY PLAN ' + sql).all(params).map((r) => r.detail)
       const edge = query.driver === null ? [] : plan(postingsSql(q.ascending ? 'ASC' : 'DESC', { offset: true }), [...termRange(query.driver, 0, Number.MAX_SAFE_INTEGER), 1, WINDOW_POSTINGS])

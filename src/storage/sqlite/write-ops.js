@@ -38,8 +38,8 @@ function writeOps (db) {
   const terms = termWriter(db)
   const lastSeq = db.prepare('SELECT max(seq) FROM statements').pluck()
   const insertStatement = db.prepare(`INSERT INTO statements
-    (seq, id, voiding, ts, verb, registration, authority, ref, term_ids, attachments, body)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+    (seq, id, voiding, ts, verb, registration, authority, ref, term_ids, attachments, body, stored_ms)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
   const seqOfId = db.prepare(SEQ_OF_ID).pluck()
   const insertId = db.prepare('INSERT INTO recent_ids (id, seq) VALUES (?, ?)')
   const insertOutbox = db.prepare('INSERT INTO forward_outbox (upstream, statement_id, enqueued_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING')
@@ -102,11 +102,12 @@ function writeOps (db) {
 
   // Inserts one statement at `seq` with its outbox entries, adding its
   // (term, seq) rows to `pairs` ({ terms, seqs }). False when its id is taken.
-  function insertRecord (r, t, seq, { forwardTo, now, pairs }) {
+  // `storedMs`: its stored time when `seq` is not in that millisecond.
+  function insertRecord (r, t, seq, { forwardTo, now, pairs, storedMs = null }) {
     const id = idToBlob(r.id)
     if (seqOfId.get({ id }) !== undefined) return false
     insertStatement.run(seq, id, r.voiding ? 1 : 0, r.timestampFromStored ? 1 : 0, t.verb, t.registration || null, t.authority,
-      r.ref ? idToBlob(r.ref) : null, JSON.stringify(t.all), r.attachments.length ? JSON.stringify(r.attachments) : null, r.body)
+      r.ref ? idToBlob(r.ref) : null, JSON.stringify(t.all), r.attachments.length ? JSON.stringify(r.attachments) : null, r.body, storedMs)
     insertId.run(id, seq)
     for (const term of t.all) {
       pairs.terms.push(term)
@@ -156,16 +157,25 @@ function writeOps (db) {
 
     // Statements that keep the `stored` they have (a store moved from
     // elsewhere): each takes the next free seq of its stored ms. Ids already
-    // stored are left as they are and returned.
+    // stored are left as they are and returned. A millisecond holds 2,048
+    // statements (seq.js), and an LRS that stored a larger batch at one
+    // time gave all of it one `stored` (so does an import of statements
+    // without one): the rest take the free seqs of the next milliseconds
+    // and keep their own stored in stored_ms. In a file in stored order
+    // (as exports are) they come right after their millisecond, before
+    // the next one's statements, so order and since/until stay exact
+    // (statements.js, lastSeqAt).
     insertStored (records, { forwardTo }) {
       const slot = db.prepare('SELECT max(seq) FROM statements WHERE seq BETWEEN ? AND ?').pluck()
       const existing = new Set()
       const pairs = { terms: [], seqs: [] }
       const now = Date.now()
       for (const r of records) {
-        const first = firstSeqOf(r.storedMs)
-        const taken = slot.get(first, lastSeqOf(r.storedMs))
-        if (!insertRecord(r, termIdsOf(r), taken === null ? first : taken + 1, { forwardTo, now, pairs })) existing.add(r.id)
+        let ms = r.storedMs
+        let taken = slot.get(firstSeqOf(ms), lastSeqOf(ms))
+        while (taken === lastSeqOf(ms)) taken = slot.get(firstSeqOf(++ms), lastSeqOf(ms))
+        const seq = taken === null ? firstSeqOf(ms) : taken + 1
+        if (!insertRecord(r, termIdsOf(r), seq, { forwardTo, now, pairs, storedMs: ms === r.storedMs ? null : r.storedMs })) existing.add(r.id)
       }
       insertTermRows(pairs)
       applyReferences(records.filter((r) => !existing.has(r.id)))
