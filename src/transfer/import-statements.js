@@ -25,6 +25,12 @@ const { isJsonObject } = require('../lib/json-object')
 const CHUNK = 2000
 const WRITES_IN_FLIGHT = 2
 
+// The text of one statement in a file may be this many times as long as a
+// stored statement may be (indentation, escapes): longer ones are skipped
+// while reading, not held in memory.
+const ITEM_FACTOR = 4
+const itemLimit = (limits) => ITEM_FACTOR * limits.maxStatementBytes
+
 function xapiVersionOf (statement) {
   return typeof statement.version === 'string' && statement.version.startsWith('2.') ? '2.0.0' : '1.0.3'
 }
@@ -32,6 +38,7 @@ function xapiVersionOf (statement) {
 // The record of one item, or { reason } when it cannot be stored.
 function recordOf (item, { validator, importAuthority, now, limits }) {
   if (item.truncated) return { reason: 'the file ends inside this statement' }
+  if (item.oversized) return { reason: `longer than ${itemLimit(limits)} bytes of text (${ITEM_FACTOR} times LRS_MAX_STATEMENT_BYTES)` }
   let statement
   try {
     statement = JSON.parse(item.text)
@@ -49,6 +56,11 @@ function recordOf (item, { validator, importAuthority, now, limits }) {
     if (statement.stored !== undefined) {
       stored = new Date(Date.parse(statement.stored))
       if (Number.isNaN(stored.getTime())) throw new Error('stored is not a timestamp')
+      // A store orders statements by stored, and on SQLite a later POST is
+      // never stored before the newest statement: one imported from the
+      // future would date every later one there. (From a source whose
+      // clock runs ahead: import the file again once that time has come.)
+      if (stored > now) throw new Error('stored is later than the start of the import')
     }
   } catch (err) {
     return { reason: err.message }
@@ -137,7 +149,7 @@ async function importFile (file, { storage, validator, importAuthority, limits, 
 
   const now = new Date()
   let end = null // just past the last item read
-  for await (const item of statementItems(file, { format, fromOffset: checkpoint.offset })) {
+  for await (const item of statementItems(file, { format, fromOffset: checkpoint.offset, maxItemBytes: itemLimit(limits) })) {
     end = item.end
     const { record, reason } = recordOf(item, { validator, importAuthority, now, limits })
     let why = reason

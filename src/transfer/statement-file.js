@@ -3,7 +3,9 @@
 // Reads a statement file as a stream of items { text, offset, end, index },
 // whatever its size: NDJSON (one statement per line) or one JSON array of
 // statements. `end` is the byte offset just past the item, where a resumed
-// import starts again (`fromOffset`).
+// import starts again (`fromOffset`). An item longer than `maxItemBytes`
+// is not held in memory: it comes out as { oversized: true } without its
+// text (a file with no line breaks would otherwise be read whole).
 
 const fs = require('node:fs')
 
@@ -25,43 +27,62 @@ async function detectFormat (file) {
   }
 }
 
-async function * ndjsonItems (file, fromOffset) {
-  let pending = Buffer.alloc(0)
-  let offset = fromOffset
+async function * ndjsonItems (file, fromOffset, maxItemBytes) {
+  let pending = Buffer.alloc(0) // the start of a line not ended yet
+  let base = fromOffset // file offset of the data looked at (pending, then the chunk)
+  let skipped = -1 // file offset of a line past maxItemBytes, read to its end; or -1
   let index = 0
   for await (const chunk of fs.createReadStream(file, { start: fromOffset, highWaterMark: 1 << 20 })) {
-    let data = pending.length ? Buffer.concat([pending, chunk]) : chunk
+    const data = pending.length ? Buffer.concat([pending, chunk]) : chunk
     let start = 0
     for (let nl = data.indexOf(0x0a); nl >= 0; nl = data.indexOf(0x0a, start)) {
-      const text = data.toString('utf8', start, nl).trim()
-      if (text) yield { text, offset: offset + start, end: offset + nl + 1, index: index++ }
+      const end = base + nl + 1
+      if (skipped >= 0) {
+        yield { oversized: true, offset: skipped, end, index: index++ }
+        skipped = -1
+      } else if (nl - start > maxItemBytes) {
+        yield { oversized: true, offset: base + start, end, index: index++ }
+      } else {
+        const text = data.toString('utf8', start, nl).trim()
+        if (text) yield { text, offset: base + start, end, index: index++ }
+      }
       start = nl + 1
     }
-    offset += start
-    data = data.subarray(start)
-    pending = Buffer.from(data)
+    if (skipped < 0 && data.length - start > maxItemBytes) skipped = base + start
+    pending = skipped >= 0 ? Buffer.alloc(0) : Buffer.from(data.subarray(start))
+    base += data.length - pending.length
+  }
+  if (skipped >= 0) {
+    yield { oversized: true, offset: skipped, end: base, index }
+    return
   }
   const text = pending.toString('utf8').trim()
-  if (text) yield { text, offset, end: offset + pending.length, index }
+  if (text) yield { text, offset: base, end: base + pending.length, index }
 }
 
 // Top-level elements of a JSON array, found by tracking strings and
 // nesting byte by byte (a JSON array file can be larger than memory).
 // An element that is not an object still comes out, to be reported.
-async function * arrayItems (file, fromOffset) {
+async function * arrayItems (file, fromOffset, maxItemBytes) {
   let depth = fromOffset > 0 ? 1 : 0 // a resumed read starts between elements
   let inString = false
   let escaped = false
   let scalar = false
   let parts = []
+  let held = 0 // bytes in parts
+  let oversized = false // the element is past maxItemBytes: parts are dropped
   let itemStart = -1 // file offset of the element being read
   let from = 0 // its start within the current chunk
   let offset = fromOffset // file offset of the current chunk
   let index = 0
   const item = (chunk, endInChunk) => {
-    parts.push(chunk.subarray(from, endInChunk))
-    const out = { text: Buffer.concat(parts).toString('utf8'), offset: itemStart, end: offset + endInChunk, index: index++ }
+    const end = offset + endInChunk
+    const out = oversized || held + endInChunk - from > maxItemBytes
+      ? { oversized: true, offset: itemStart, end, index: index++ }
+      : { text: Buffer.concat([...parts, chunk.subarray(from, endInChunk)]).toString('utf8'), offset: itemStart, end, index: index++ }
     parts = []
+    held = 0
+    oversized = false
     itemStart = -1
     scalar = false
     return out
@@ -93,14 +114,21 @@ async function * arrayItems (file, fromOffset) {
         yield item(chunk, i)
       }
     }
-    if (itemStart >= 0) parts.push(chunk.subarray(from))
+    if (itemStart >= 0 && !oversized) {
+      parts.push(chunk.subarray(from))
+      held += chunk.length - from
+      if (held > maxItemBytes) {
+        oversized = true
+        parts = []
+      }
+    }
     offset += chunk.length
   }
-  if (itemStart >= 0) yield { text: Buffer.concat(parts).toString('utf8'), offset: itemStart, end: offset, index, truncated: true }
+  if (itemStart >= 0) yield { ...(oversized ? { oversized } : { text: Buffer.concat(parts).toString('utf8') }), offset: itemStart, end: offset, index, truncated: true }
 }
 
-async function * statementItems (file, { format, fromOffset = 0 }) {
-  yield * (format === 'array' ? arrayItems(file, fromOffset) : ndjsonItems(file, fromOffset))
+async function * statementItems (file, { format, fromOffset = 0, maxItemBytes }) {
+  yield * (format === 'array' ? arrayItems(file, fromOffset, maxItemBytes) : ndjsonItems(file, fromOffset, maxItemBytes))
 }
 
 module.exports = { detectFormat, statementItems }

@@ -183,13 +183,15 @@ test('export takes since and until, and refuses bad values', async () => {
 
 test('a JSON array file imports; bad statements are rejected with their reasons and the rest is stored', async () => {
   const good = Array.from({ length: 5 }, () => ({ ...statement(), id: crypto.randomUUID() }))
-  const items = [good[0], { actor: 'nobody' }, good[1], 42, good[2], { ...statement() }, null, good[3], good[4]]
+  const future = { ...statement(), id: crypto.randomUUID(), stored: new Date(Date.now() + 3600e3).toISOString() }
+  const items = [good[0], { actor: 'nobody' }, good[1], 42, good[2], { ...statement() }, null, future, good[3], good[4]]
   const file = tempFile('statements.json')
   fs.writeFileSync(file, JSON.stringify(items, null, 2))
   const store = newStore()
   const res = await runCli('import-cli.js', [file], store)
   assert.equal(res.code, 1)
-  assert.match(res.stdout, /\(array\): 5 stored, 0 already stored, 4 rejected/)
+  assert.match(res.stdout, /\(array\): 5 stored, 0 already stored, 5 rejected/)
+  assert.match(res.stdout, /1 {2}stored is later than the start of the import/)
   assert.match(res.stdout, /statement #2 \(byte \d+\)/)
   assert.match(res.stdout, /has no id/)
   assert.match(res.stdout, /2 {2}not a JSON object/) // 42 and null
@@ -242,6 +244,24 @@ test('more than 2,048 statements with one stored time, and as many without one, 
   const copy = await startLrs({ ...copyStore })
   const reExported = (await copy.http('/admin/statements/export')).text.trim().split('\n').map((l) => JSON.parse(l))
   assert.deepEqual(new Map(reExported.map((s) => [s.id, s.stored])), storedOf)
+})
+
+test('a statement text far longer than a stored statement may be is rejected without being held, in NDJSON and in arrays', async () => {
+  const store = { ...newStore(), LRS_MAX_STATEMENT_BYTES: '2048' } // texts of up to 8,192 bytes are read
+  const good = () => ({ ...statement(), id: crypto.randomUUID() })
+  const big = () => ({ ...statement({ result: { extensions: { 'http://example.com/x': 'x'.repeat(100000) } } }), id: crypto.randomUUID() })
+  const ok = [good(), good(), good(), good()]
+  const lines = tempFile('big.ndjson')
+  fs.writeFileSync(lines, [ok[0], big(), ok[1], big()].map((s) => JSON.stringify(s)).join('\n')) // the last without a line break
+  const array = tempFile('big.json')
+  fs.writeFileSync(array, JSON.stringify([ok[2], big(), ok[3]], null, 2))
+  const res = await runCli('import-cli.js', [lines, array], store)
+  assert.equal(res.code, 1, res.stderr)
+  assert.match(res.stdout, /\(ndjson\): 2 stored, 0 already stored, 2 rejected/)
+  assert.match(res.stdout, /\(array\): 2 stored, 0 already stored, 1 rejected/)
+  assert.match(res.stdout, /3 {2}longer than 8192 bytes of text/)
+  const lrs = await startLrs({ ...store })
+  assert.deepEqual((await allStatements(lrs)).map((s) => s.id).sort(), ok.map((s) => s.id).sort())
 })
 
 test('an NDJSON line with a name given twice in one object is rejected, as a POST would be', async () => {
