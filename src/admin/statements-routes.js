@@ -4,10 +4,24 @@
 // (export-statements.js), streamed with backpressure.
 
 const express = require('express')
-const { once } = require('node:events')
 const { parameter: p } = require('../validation/query-parameters')
 const { toUtcTimestamp } = require('../validation/formats')
 const { exportStatements } = require('../transfer/export-statements')
+
+// Until the response can take more, or is closed; leaves no listener
+// behind (events.once for each would leave the other one's on the
+// response, one more per page of a long export).
+function drainedOrClosed (res) {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done)
+      res.off('close', done)
+      resolve()
+    }
+    res.on('drain', done)
+    res.on('close', done)
+  })
+}
 
 function statementsRoutes ({ storage, validator, logger }) {
   const router = express.Router({ caseSensitive: true })
@@ -26,7 +40,7 @@ function statementsRoutes ({ storage, validator, logger }) {
     res.on('close', () => { closed = true })
     try {
       for (let next = first; !next.done && !closed; next = await chunks.next()) {
-        if (!res.write(next.value)) await Promise.race([once(res, 'drain'), once(res, 'close')])
+        if (!res.write(next.value)) await drainedOrClosed(res)
       }
       res.end()
     } catch (err) {

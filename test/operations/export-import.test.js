@@ -181,6 +181,22 @@ test('export takes since and until, and refuses bad values', async () => {
   for (const bad of ['?since=yesterday', '?until=1', '?limit=3']) assert.equal((await lrs.http('/admin/statements/export' + bad)).status, 400)
 })
 
+test('a long export over HTTP waits for the client page after page without piling up listeners', async () => {
+  const lrs = await startLrs()
+  const pages = 12 // of 1,000 statements (export-statements.js); Node warns past 10 listeners
+  for (let i = 0; i < pages; i++) {
+    assert.equal((await lrs.client('/statements', { method: 'POST', body: Array.from({ length: 1000 }, () => statement()) })).status, 200)
+  }
+  const warnings = []
+  const onWarning = (w) => warnings.push(w.name)
+  process.on('warning', onWarning)
+  test.after(() => process.off('warning', onWarning))
+  const exported = await lrs.http('/admin/statements/export')
+  assert.equal(exported.text.trim().split('\n').length, pages * 1000)
+  await new Promise((resolve) => setImmediate(resolve)) // warnings are emitted on the next tick
+  assert.deepEqual(warnings.filter((w) => w === 'MaxListenersExceededWarning'), [])
+})
+
 test('a JSON array file imports; bad statements are rejected with their reasons and the rest is stored', async () => {
   const good = Array.from({ length: 5 }, () => ({ ...statement(), id: crypto.randomUUID() }))
   const future = { ...statement(), id: crypto.randomUUID(), stored: new Date(Date.now() + 3600e3).toISOString() }
