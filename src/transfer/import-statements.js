@@ -61,6 +61,8 @@ function recordOf (item, { validator, importAuthority, now, limits }) {
       // future would date every later one there. (From a source whose
       // clock runs ahead: import the file again once that time has come.)
       if (stored > now) throw new Error('stored is later than the start of the import')
+      // (and SQLite's order key counts milliseconds from 1970)
+      if (stored.getTime() < 0) throw new Error('stored is before 1970')
     }
   } catch (err) {
     return { reason: err.message }

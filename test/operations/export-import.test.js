@@ -200,14 +200,16 @@ test('a long export over HTTP waits for the client page after page without pilin
 test('a JSON array file imports; bad statements are rejected with their reasons and the rest is stored', async () => {
   const good = Array.from({ length: 5 }, () => ({ ...statement(), id: crypto.randomUUID() }))
   const future = { ...statement(), id: crypto.randomUUID(), stored: new Date(Date.now() + 3600e3).toISOString() }
-  const items = [good[0], { actor: 'nobody' }, good[1], 42, good[2], { ...statement() }, null, future, good[3], good[4]]
+  const ancient = { ...statement(), id: crypto.randomUUID(), stored: '1969-12-31T23:59:59.999Z' }
+  const items = [good[0], { actor: 'nobody' }, good[1], 42, good[2], { ...statement() }, null, future, ancient, good[3], good[4]]
   const file = tempFile('statements.json')
   fs.writeFileSync(file, JSON.stringify(items, null, 2))
   const store = newStore()
   const res = await runCli('import-cli.js', [file], store)
   assert.equal(res.code, 1)
-  assert.match(res.stdout, /\(array\): 5 stored, 0 already stored, 5 rejected/)
+  assert.match(res.stdout, /\(array\): 5 stored, 0 already stored, 6 rejected/)
   assert.match(res.stdout, /1 {2}stored is later than the start of the import/)
+  assert.match(res.stdout, /1 {2}stored is before 1970/)
   assert.match(res.stdout, /statement #2 \(byte \d+\)/)
   assert.match(res.stdout, /has no id/)
   assert.match(res.stdout, /2 {2}not a JSON object/) // 42 and null
