@@ -76,8 +76,10 @@ async function runRaw (lines, engine) {
 
 async function runImport (file, count, engine) {
   const store = await startStore(engine)
+  // the import's checkpoints: the store's folder, or one of its own on MongoDB
+  const dataDir = store.dataDir || fs.mkdtempSync(path.join(os.tmpdir(), 'lrs-bench-import-'))
   try {
-    const child = spawn(process.execPath, ['--max-semi-space-size=64', path.join(ROOT, 'src/transfer/import-cli.js'), file], { env: { ...process.env, ...store.lrsEnv, LRS_DATA_DIR: store.dataDir || fs.mkdtempSync(path.join(os.tmpdir(), 'lrs-bench-import-')), LRS_LOG_LEVEL: 'warn' } })
+    const child = spawn(process.execPath, ['--max-semi-space-size=64', path.join(ROOT, 'src/transfer/import-cli.js'), file], { env: { ...process.env, ...store.lrsEnv, LRS_DATA_DIR: dataDir, LRS_LOG_LEVEL: 'warn' } })
     let out = ''
     child.stdout.on('data', (d) => { out += d })
     const started = process.hrtime.bigint()
@@ -91,6 +93,7 @@ async function runImport (file, count, engine) {
     return { statementsPerSec: Number(m[1]) / Number(m[2]), seconds: Number(m[2]), wallSeconds }
   } finally {
     await store.stop()
+    if (!store.dataDir) fs.rmSync(dataDir, { recursive: true, force: true })
   }
 }
 
