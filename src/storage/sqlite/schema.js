@@ -185,8 +185,9 @@ CREATE TABLE IF NOT EXISTS settings (
 
 // Version 5: stored_ms, the stored time of a statement imported past its
 // own millisecond, which holds 2,048 (write-ops.js, insertStored); NULL
-// for every other statement. Version 4: middle_terms and middle_ids between the recent and the big
-// tables (an older LRS would not read them: it refuses the file). Version
+// for every other statement. Version 4: middle_terms and middle_ids
+// between the recent and the big tables (an older LRS would not read
+// them: it refuses the file). Version
 // 3: ids in statement_ids and recent_ids instead of a UNIQUE
 // column of statements, new term rows in recent_terms (an older LRS would
 // not read them: it refuses the file). Version 2: documents know their agent (State, Agent Profile), for agent

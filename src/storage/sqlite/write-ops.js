@@ -117,6 +117,17 @@ function writeOps (db) {
     return true
   }
 
+  // Where the last statement of a full millisecond went (insertStored), so
+  // that the next one does not look at every full one after it again: a
+  // file of a million statements without stored would make a million
+  // searches through up to 500 milliseconds. Only a hint: a millisecond
+  // it skips was full then, and a later place is still a right one.
+  const spilledTo = new Map()
+  function rememberSpill (from, to) {
+    if (spilledTo.size >= 10000) spilledTo.clear()
+    spilledTo.set(from, to)
+  }
+
   // Every worker polls this counter to apply credential changes within a
   // second (credential-store.js).
   function credentialsChanged () {
@@ -171,9 +182,10 @@ function writeOps (db) {
       const pairs = { terms: [], seqs: [] }
       const now = Date.now()
       for (const r of records) {
-        let ms = r.storedMs
+        let ms = spilledTo.get(r.storedMs) ?? r.storedMs
         let taken = slot.get(firstSeqOf(ms), lastSeqOf(ms))
         while (taken === lastSeqOf(ms)) taken = slot.get(firstSeqOf(++ms), lastSeqOf(ms))
+        if (ms !== r.storedMs) rememberSpill(r.storedMs, ms)
         const seq = taken === null ? firstSeqOf(ms) : taken + 1
         if (!insertRecord(r, termIdsOf(r), seq, { forwardTo, now, pairs, storedMs: ms === r.storedMs ? null : r.storedMs })) existing.add(r.id)
       }
