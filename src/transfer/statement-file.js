@@ -3,7 +3,8 @@
 // Reads a statement file as a stream of items { text, offset, end, index },
 // whatever its size: NDJSON (one statement per line) or one JSON array of
 // statements. `end` is the byte offset just past the item, where a resumed
-// import starts again (`fromOffset`). An item longer than `maxItemBytes`
+// import starts again (`fromOffset`). An array element the file ends
+// inside comes out as { truncated: true }. An item longer than `maxItemBytes`
 // is not held in memory: it comes out as { oversized: true } without its
 // text (a file with no line breaks would otherwise be read whole).
 
@@ -124,7 +125,7 @@ async function * arrayItems (file, fromOffset, maxItemBytes) {
     }
     offset += chunk.length
   }
-  if (itemStart >= 0) yield { ...(oversized ? { oversized } : { text: Buffer.concat(parts).toString('utf8') }), offset: itemStart, end: offset, index, truncated: true }
+  if (itemStart >= 0) yield { truncated: true, offset: itemStart, end: offset, index }
 }
 
 async function * statementItems (file, { format, fromOffset = 0, maxItemBytes }) {

@@ -145,7 +145,9 @@ function statementsRepository (db, { writer }) {
         // The window: the next WINDOW_POSTINGS postings of the driving term.
         const edge = windowEdge[q.ascending ? 'ASC' : 'DESC'].get(...termRange(first.driver, low ?? 0, high ?? Number.MAX_SAFE_INTEGER), 1, WINDOW_POSTINGS)
         const within = edge === undefined ? {} : q.ascending ? { high: edge - 1 } : { low: edge + 1 }
-        const query = statementSeqQuery({ ...q, limit: q.limit - seqs.length }, { termId, lastSeqAt, orSeqs, within: { low: low ?? undefined, high: high ?? undefined, ...within } })
+        // since and until are in the first query's bounds already: not
+        // looked up again for each window
+        const query = statementSeqQuery({ ...q, since: null, until: null, limit: q.limit - seqs.length }, { termId, lastSeqAt, orSeqs, within: { low: low ?? undefined, high: high ?? undefined, ...within } })
         seqs.push(...db.prepare(query.sql).pluck().all(query.params))
         if (seqs.length >= q.limit || edge === undefined) break
         if (q.ascending) low = edge
