@@ -20,12 +20,13 @@ const removedStores = new Set() // data folders of LRSs that have closed and rem
 const ENGINE = process.env.LRS_TEST_ENGINE || (process.env.MONGODB_URI ? 'mongodb' : 'sqlite')
 
 // A data folder always (SQLite's file; metrics and import checkpoints on
-// either engine), and a database of its own on MongoDB.
-function freshStore () {
+// either engine), and a database of its own on MongoDB. `engine`: another
+// than the run's (a SQLite store in the mongodb run names no MongoDB).
+function freshStore (engine = ENGINE) {
   const root = process.env.LRS_TEST_DATA_ROOT || os.tmpdir()
   const dataDir = { LRS_DATA_DIR: fs.mkdtempSync(path.join(root, 'lrs-')) }
-  if (ENGINE === 'mongodb') return { MONGODB_URI: process.env.MONGODB_URI, MONGODB_DB: 'test_' + crypto.randomBytes(6).toString('hex'), ...dataDir }
-  return dataDir
+  if (engine === 'mongodb') return { MONGODB_URI: process.env.MONGODB_URI, MONGODB_DB: 'test_' + crypto.randomBytes(6).toString('hex'), ...dataDir }
+  return engine === ENGINE ? dataDir : { MONGODB_URI: '', ...dataDir }
 }
 
 // The database goes through the LRS's connection while it is open, or
@@ -35,6 +36,12 @@ function freshStore () {
 async function dropDatabase (lrs, { closed, storeEnv }) {
   if (ENGINE !== 'mongodb') return
   if (!closed) return lrs.storage.internals.db.dropDatabase()
+  return dropStoreDatabase(storeEnv)
+}
+
+// The MongoDB database of a store from freshStore (none for SQLite).
+async function dropStoreDatabase (storeEnv) {
+  if (!storeEnv.MONGODB_DB) return
   const client = new MongoClient(storeEnv.MONGODB_URI, { serverSelectionTimeoutMS: 2000 })
   try {
     await client.db(storeEnv.MONGODB_DB).dropDatabase()
@@ -119,4 +126,4 @@ function xapiClient (baseUrl, prefix = '/xapi') {
   }
 }
 
-module.exports = { startLrs, freshStore, ADMIN, basic, ENGINE }
+module.exports = { startLrs, freshStore, dropStoreDatabase, ADMIN, basic, ENGINE }

@@ -12,8 +12,7 @@ const os = require('node:os')
 const path = require('node:path')
 const crypto = require('node:crypto')
 const { spawn } = require('node:child_process')
-const { MongoClient } = require('mongodb')
-const { startLrs, freshStore, ENGINE } = require('../helpers/lrs')
+const { startLrs, freshStore, dropStoreDatabase, ENGINE } = require('../helpers/lrs')
 const { statement } = require('../helpers/statements')
 const { loadConfig } = require('../../src/config')
 const { createStatementValidator } = require('../../src/validation/statement-validator')
@@ -41,9 +40,14 @@ function runCli (script, args, storeEnv, { onStdout } = {}) {
   return Object.assign(done, { child })
 }
 
-function newStore () {
-  const env = freshStore()
-  test.after(() => fs.rmSync(env.LRS_DATA_DIR, { recursive: true, force: true }))
+// A store of the given engine (the run's by default), removed after the
+// test: its folder, and its database on MongoDB.
+function newStore (engine = ENGINE) {
+  const env = freshStore(engine)
+  test.after(async () => {
+    await dropStoreDatabase(env)
+    fs.rmSync(env.LRS_DATA_DIR, { recursive: true, force: true })
+  })
   return env
 }
 
@@ -103,23 +107,6 @@ test('an export imported into an empty store gives the same statements: ids, sto
   assert.deepEqual(cli.stdout.trim().split('\n').sort(), exported.text.trim().split('\n').sort())
 })
 
-// A store of the given engine, removed after the test: a data folder of
-// its own, and on MongoDB a database of its own (the suite's server).
-function storeOf (engine) {
-  const dataDir = fs.mkdtempSync(path.join(process.env.LRS_TEST_DATA_ROOT || os.tmpdir(), 'lrs-'))
-  const env = engine === 'mongodb'
-    ? { MONGODB_URI: process.env.MONGODB_URI, MONGODB_DB: 'test_' + crypto.randomBytes(6).toString('hex'), LRS_DATA_DIR: dataDir }
-    : { MONGODB_URI: '', LRS_DATA_DIR: dataDir }
-  test.after(async () => {
-    if (engine === 'mongodb') {
-      const client = new MongoClient(env.MONGODB_URI)
-      try { await client.db(env.MONGODB_DB).dropDatabase() } finally { await client.close() }
-    }
-    fs.rmSync(dataDir, { recursive: true, force: true })
-  })
-  return env
-}
-
 // Statements in the shapes an export carries: 1.0.3 and 2.0, SubStatement,
 // Group, result and extensions, a timestamp with an offset, a voided one.
 async function populate (lrs) {
@@ -144,14 +131,14 @@ const byId = (a, b) => (a.id < b.id ? -1 : 1)
 // SQLite engine is there in every run.
 for (const [from, to] of [['sqlite', 'mongodb'], ['mongodb', 'sqlite']]) {
   test(`an export from ${from} imported into an empty ${to} store gives every statement back, stored and authority included`, { skip: ENGINE !== 'mongodb' && 'needs the mongodb run' }, async () => {
-    const source = await startLrs(storeOf(from))
+    const source = await startLrs(newStore(from))
     const count = await populate(source)
     const exported = await source.http('/admin/statements/export')
     assert.equal(exported.status, 200)
     const file = tempFile('export.ndjson')
     fs.writeFileSync(file, exported.text)
 
-    const targetStore = storeOf(to)
+    const targetStore = newStore(to)
     const imported = await runCli('import-cli.js', [file], targetStore)
     assert.equal(imported.code, 0, imported.stderr + imported.stdout)
     assert.match(imported.stdout, new RegExp(`${count} stored, 0 already stored, 0 rejected`))
@@ -280,6 +267,19 @@ test('a statement text far longer than a stored statement may be is rejected wit
   assert.match(res.stdout, /3 {2}longer than 8192 bytes of text/)
   const lrs = await startLrs({ ...store })
   assert.deepEqual((await allStatements(lrs)).map((s) => s.id).sort(), ok.map((s) => s.id).sort())
+})
+
+test('a JSON array file that ends inside a statement stores the ones before and reports that one', async () => {
+  const good = { ...statement(), id: crypto.randomUUID() }
+  const file = tempFile('cut.json')
+  fs.writeFileSync(file, `[${JSON.stringify(good)}, {"actor": {"mbox": "mailto:a@example.com"}, "verb":`)
+  const store = newStore()
+  const res = await runCli('import-cli.js', [file], store)
+  assert.equal(res.code, 1, res.stderr)
+  assert.match(res.stdout, /\(array\): 1 stored, 0 already stored, 1 rejected/)
+  assert.match(res.stdout, /1 {2}the file ends inside this statement/)
+  const lrs = await startLrs({ ...store })
+  assert.deepEqual((await allStatements(lrs)).map((s) => s.id), [good.id])
 })
 
 test('an NDJSON line with a name given twice in one object is rejected, as a POST would be', async () => {
