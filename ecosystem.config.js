@@ -2,30 +2,47 @@
 
 // PM2: the LRS in cluster mode, one worker per core by default
 // (LRS_INSTANCES). Workers share nothing but the store: the SQLite file in
-// LRS_DATA_DIR, or MongoDB.
+// LRS_DATA_DIR, or MongoDB. On SQLite one more process, `lrs-writer`,
+// owns the file's writes: every worker sends its writes to it
+// (src/storage/sqlite/writer-process.js), so adding workers adds HTTP and
+// validation capacity without adding writers that contend for one lock.
 
 const { loadConfig } = require('./src/config')
 
 const config = loadConfig()
+// Above the graceful shutdown bound, so a worker always flushes its write
+// batcher, and the writer commits what it holds, before PM2 would kill it.
+const killTimeout = config.shutdownTimeoutMs + 5000
+const writerProcess = config.storage === 'sqlite' && config.sqliteWriter !== 'thread'
 
-module.exports = {
-  apps: [{
-    name: 'lrs',
-    script: 'src/server.js',
-    exec_mode: 'cluster',
-    instances: config.instances === 'max' ? 'max' : Number(config.instances),
-    wait_ready: true, // the worker calls process.send('ready') once it listens
-    listen_timeout: 30000,
-    // Above the graceful shutdown bound, so a worker always flushes its
-    // write batcher before PM2 would kill it.
-    kill_timeout: config.shutdownTimeoutMs + 5000,
-    autorestart: true,
-    // A batch's statements live until the database acknowledges them (tens
-    // of ms). With V8's small default young generation they outlive a
-    // scavenge or two and are copied, then promoted and marked: at batch 20
-    // the larger young generation cut worker CPU per statement by ~7 %.
-    node_args: ['--max-semi-space-size=64', '--min-semi-space-size=32'],
-    max_memory_restart: '1G',
-    env: { NODE_ENV: 'production' }
-  }]
+const writer = {
+  name: 'lrs-writer',
+  script: 'src/storage/sqlite/writer-process.js',
+  exec_mode: 'fork',
+  instances: 1,
+  wait_ready: true, // it calls process.send('ready') once it listens
+  listen_timeout: 30000,
+  kill_timeout: killTimeout,
+  autorestart: true,
+  env: { NODE_ENV: 'production' }
 }
+
+const workers = {
+  name: 'lrs',
+  script: 'src/server.js',
+  exec_mode: 'cluster',
+  instances: config.instances === 'max' ? 'max' : Number(config.instances),
+  wait_ready: true, // the worker calls process.send('ready') once it listens
+  listen_timeout: 30000,
+  kill_timeout: killTimeout,
+  autorestart: true,
+  // A batch's statements live until the database acknowledges them (tens
+  // of ms). With V8's small default young generation they outlive a
+  // scavenge or two and are copied, then promoted and marked: at batch 20
+  // the larger young generation cut worker CPU per statement by ~7 %.
+  node_args: ['--max-semi-space-size=64', '--min-semi-space-size=32'],
+  max_memory_restart: '1G',
+  env: { NODE_ENV: 'production', ...(writerProcess && { LRS_SQLITE_WRITER: 'process' }) }
+}
+
+module.exports = { apps: writerProcess ? [writer, workers] : [workers] }

@@ -2,15 +2,18 @@
 
 // The `sqlite` engine, the default: one database file under LRS_DATA_DIR,
 // shared by every PM2 worker (WAL). Nothing to install beyond npm install
-// (better-sqlite3 is built from the npm registry). Writes go through a
-// thread of this worker's own (writer-thread.js); reads run here on a
-// read-only connection: every query is an index walk that stops at its
+// (better-sqlite3 is built from the npm registry). Writes go to the host's
+// one writer process under PM2 (writer-process.js, LRS_SQLITE_WRITER), or
+// to a thread of this process's own (writer-thread.js); reads run here on
+// a read-only connection: every query is an index walk that stops at its
 // limit, so it holds the event loop for well under a millisecond. See
 // open.js for what an acknowledged write guarantees.
 
 const { openDatabase, databaseFile } = require('./open')
 const { ensureSchema } = require('./schema')
 const { startWriter } = require('./writer')
+const { connectWriter } = require('./writer-client')
+const { writerSocketPath } = require('./writer-socket')
 const { translateError } = require('./errors')
 const { translateErrors } = require('../translate-errors')
 const { statementsRepository } = require('./statements')
@@ -34,7 +37,9 @@ function openSqliteStorage (config, logger, { hooks = {} } = {}) {
     throw err
   }
   db.pragma('query_only = ON')
-  const writer = startWriter(config.dataDir, logger, { walLimitBytes: hooks.walLimitBytes, mergeStatements: hooks.mergeStatements, middleStatements: hooks.middleStatements })
+  const writer = config.sqliteWriter === 'process'
+    ? connectWriter(writerSocketPath(config.dataDir), logger, { waitMs: config.writerWaitMs })
+    : startWriter(config.dataDir, logger, { walLimitBytes: hooks.walLimitBytes, mergeStatements: hooks.mergeStatements, middleStatements: hooks.middleStatements })
   const ready = writer.ready.then(() => logger.info({ file: databaseFile(config.dataDir) }, 'database ready'))
   ready.catch((err) => logger.error({ err }, 'database writer failed to start'))
   const options = { writer }

@@ -1,0 +1,117 @@
+'use strict'
+
+// A worker's side of the host's writer process (writer-process.js), with
+// the same face as a writer thread (writer.js): `call(op, ...args)`
+// resolves with what the operation returned, or rejects with its error.
+//
+// When the writer is away (restarting, or not started yet) a call waits
+// for it up to `waitMs`, then fails with DatabaseUnavailable (503, Retry-
+// After). A call the writer had received when its connection broke fails
+// at once with the same: whether it was committed is unknown, and it was
+// not acknowledged. A call the writer sends back because it is closing
+// waits for the next writer: it was not run.
+
+const net = require('node:net')
+const { errors } = require('../../errors')
+const { sendFrame, readFrames } = require('./writer-socket')
+
+const RECONNECT_MS = 100
+
+function connectWriter (socketPath, logger, { waitMs }) {
+  const calls = new Map() // id -> { message, resolve, reject, sent, timer }
+  const unsent = [] // calls waiting for a writer
+  let next = 0
+  let socket = null // the connection to the writer, once it is up
+  let closed = false
+  let signalReady
+  const ready = new Promise((resolve) => { signalReady = resolve })
+
+  function unavailable (why) {
+    return errors.DatabaseUnavailable(undefined, { cause: new Error(why) })
+  }
+
+  function send (call) {
+    call.sent = true
+    clearTimeout(call.timer)
+    sendFrame(socket, call.message)
+  }
+
+  function hold (call) {
+    call.sent = false
+    call.timer = setTimeout(() => {
+      const at = unsent.indexOf(call)
+      if (at >= 0) unsent.splice(at, 1)
+      calls.delete(call.message.id)
+      call.reject(unavailable(`no SQLite writer within ${waitMs} ms`))
+    }, waitMs)
+    unsent.push(call)
+  }
+
+  function onFrame (frame) {
+    if (frame.closing) {
+      socket = null // what is called from now on waits for the next writer
+      return
+    }
+    for (const r of frame.replies) {
+      const call = calls.get(r.id)
+      if (!call) continue
+      if (r.retry) { hold(call); continue }
+      calls.delete(r.id)
+      if (r.error) call.reject(Object.assign(new Error(r.error.message), { name: r.error.name, code: r.error.code, stack: r.error.stack }))
+      else call.resolve(r.value)
+    }
+  }
+
+  function connect () {
+    const s = net.createConnection(socketPath)
+    let up = false
+    s.on('connect', () => {
+      up = true
+      socket = s
+      logger.info({ socket: socketPath }, 'connected to the SQLite writer')
+      signalReady()
+      for (const call of unsent.splice(0)) send(call)
+    })
+    readFrames(s, onFrame)
+    s.on('error', () => {}) // 'close' follows
+    s.on('close', () => {
+      if (socket === s) socket = null
+      let lost = 0
+      for (const [id, call] of calls) {
+        if (!call.sent) continue
+        calls.delete(id)
+        lost++
+        call.reject(unavailable('the connection to the SQLite writer broke'))
+      }
+      if (up) logger.warn({ socket: socketPath, writesInFlight: lost }, 'SQLite writer connection lost; reconnecting')
+      if (!closed) setTimeout(connect, RECONNECT_MS).unref()
+    })
+  }
+  connect()
+
+  return {
+    ready,
+    call (op, ...args) {
+      if (closed) return Promise.reject(unavailable('the store is closed'))
+      return new Promise((resolve, reject) => {
+        const message = { id: next++, op, args }
+        const call = { message, resolve, reject, sent: false, timer: null }
+        calls.set(message.id, call)
+        if (socket) send(call)
+        else hold(call)
+      })
+    },
+    // The readiness check: not ready while no writer is connected.
+    get failed () { return socket || closed ? null : unavailable('no SQLite writer connected') },
+    async close () {
+      closed = true
+      for (const call of unsent.splice(0)) {
+        clearTimeout(call.timer)
+        call.reject(unavailable('the store is closed'))
+      }
+      if (socket) socket.end()
+    }
+  }
+}
+
+module.exports = { connectWriter }

@@ -1,0 +1,233 @@
+'use strict'
+
+// The SQLite writer's loop, whoever feeds it: operations (write-ops.js)
+// queue up while a transaction runs and the next transaction takes them
+// all: one commit (one fsync) for many requests, each operation in a
+// savepoint of its own, so one failing operation fails alone. Index merges
+// and WAL checkpoints run between transactions.
+//
+// It runs either in a thread of one worker (writer-thread.js: `node
+// src/server.js`, the CLIs, tests), or in the one writer process of a host
+// that every worker sends its writes to (writer-process.js: PM2). Each
+// operation comes with the `reply` function of whoever sent it; the
+// replies of one transaction go out together, one call per sender.
+
+const fs = require('node:fs')
+const { openDatabase, databaseFile } = require('./open')
+const { writeOps } = require('./write-ops')
+
+// A transaction holds the write lock of the file and its requests wait for
+// its end: it takes what queued up to about a thousand statements, not
+// everything.
+const MAX_OPERATIONS_PER_TRANSACTION = 256
+const MAX_STATEMENTS_PER_TRANSACTION = 500
+
+// Where several writers share the file (a thread per worker, or an import
+// beside the LRS), each takes the write lock in turn. SQLite's own busy
+// handler sleeps up to 100 ms between tries, while a busy writer takes the
+// lock again within microseconds of its commit: measured, one worker
+// waited up to 2 s for its turn. So a writer asks again every millisecond,
+// and a shared one leaves a moment for the others after a full
+// transaction before its next one.
+const LOCK_TIMEOUT_MS = 5000
+const YIELD_MS = 2
+
+// SQLite's automatic checkpoints copy the WAL into the database but can
+// start the WAL over only at a moment when no reader uses it, which never
+// comes while workers write and read without pause: measured, the WAL grew
+// to 964 MB in a minute of ingest. So past the WAL limit the writer asks
+// for a TRUNCATE checkpoint after its commit, waiting at most
+// CHECKPOINT_WAIT_MS for readers and other writers to let go; if they do
+// not, the next commit tries again. (Waiting 500 ms instead emptied the
+// WAL as well but tripled the soak's P99.)
+const DEFAULT_WAL_LIMIT_BYTES = 64 * 1024 * 1024
+const CHECKPOINT_WAIT_MS = 20
+
+// The recent index tables are merged into the middle ones (schema.js) once
+// they hold `mergeStatements` statements. Fewer, and each page of the
+// middle tables is rewritten for few statements; more, and every commit
+// rewrites more pages of the small ones. The middle tables are merged into
+// the big ones once they hold `middleStatements`. The writer counts the
+// recent statements after every CHECK_EVERY_STATEMENTS it stored, the
+// middle ones after each round into them; a round then moves one of its
+// slices after each commit, taking turns when both levels have one. The
+// big tables' rounds have more slices: their slices rewrite pages of the
+// big tables, the costly ones.
+const DEFAULT_MERGE_STATEMENTS = 8192
+const SLICES = [8, 32] // per round out of level 0 (recent) and 1 (middle)
+
+const pause = new Int32Array(new SharedArrayBuffer(4))
+const sleep = (ms) => Atomics.wait(pause, 0, 0, ms) // blocks this thread only
+
+// An error as it crosses to the sender: its stack too, for the log.
+function errorOf (err) {
+  return { name: err.name, message: err.message, code: err.code, stack: err.stack }
+}
+
+function statementCount ({ op, args }) {
+  if (op === 'storeBatch') return args[0].reduce((n, group) => n + group.length, 0)
+  if (op === 'insertStored') return args[0].length
+  return 1
+}
+
+// `shared`: other writers may use the file (see YIELD_MS). `warn(message,
+// error)`: something to log that no sender waits for.
+function createWriterLoop ({ dataDir, walLimitBytes, mergeStatements, middleStatements, shared = true }, { warn }) {
+  const db = openDatabase(dataDir, { busyTimeoutMs: 0 }) // the schema is there: the opener made it
+  const walFile = databaseFile(dataDir) + '-wal'
+  const walLimit = walLimitBytes || DEFAULT_WAL_LIMIT_BYTES
+  const mergeAt = mergeStatements || DEFAULT_MERGE_STATEMENTS
+  const middleAt = middleStatements || 16 * mergeAt
+  const checkEvery = Math.min(1000, mergeAt)
+  const { ops, upkeep, commit, rollback } = writeOps(db)
+
+  function beginImmediate () {
+    const deadline = Date.now() + LOCK_TIMEOUT_MS
+    for (;;) {
+      try {
+        db.exec('BEGIN IMMEDIATE')
+        return
+      } catch (err) {
+        if (err.code !== 'SQLITE_BUSY' || Date.now() > deadline) throw err
+        sleep(1)
+      }
+    }
+  }
+
+  function walBytes () {
+    try {
+      return fs.statSync(walFile).size
+    } catch {
+      return 0
+    }
+  }
+
+  function checkpointIfLarge () {
+    if (walBytes() < walLimit) return
+    db.pragma(`busy_timeout = ${CHECKPOINT_WAIT_MS}`)
+    try {
+      db.pragma('wal_checkpoint(TRUNCATE)')
+    } catch {
+      // busy: the next commit tries again
+    } finally {
+      db.pragma('busy_timeout = 0')
+    }
+  }
+
+  let storedSinceCheck = 0
+  const rounds = [null, null] // by level: { level, seqCap, terms, ids, next }
+  let turn = 0
+
+  function startRound (level, threshold) {
+    const statements = upkeep.statementsIn(level)
+    const started = statements >= threshold && upkeep.startRound(level, SLICES[level], statements)
+    if (started) rounds[level] = { ...started, next: 0 }
+  }
+
+  function mergeWhenLarge (statements) {
+    storedSinceCheck += statements
+    if (!rounds[0] && storedSinceCheck >= checkEvery) {
+      storedSinceCheck = 0
+      startRound(0, mergeAt)
+    }
+    turn ^= 1
+    const round = rounds[0] && rounds[1] ? rounds[turn] : rounds[0] || rounds[1]
+    if (!round) return
+    try {
+      beginImmediate()
+      upkeep.mergeSlice(round, round.next)
+      db.exec('COMMIT')
+      round.next++
+      if (round.next < SLICES[round.level]) return
+      rounds[round.level] = null
+      if (round.level === 0 && !rounds[1]) startRound(1, middleAt)
+    } catch (err) {
+      if (db.inTransaction) db.exec('ROLLBACK')
+      // busy: the next commit tries again. Anything else would repeat: it is
+      // logged and the round dropped until the next check (reads stay right:
+      // they look in every level).
+      if (err.code !== 'SQLITE_BUSY') {
+        rounds[round.level] = null
+        warn('SQLite index merge failed; new index rows stay where they are', errorOf(err))
+      }
+    }
+  }
+
+  const queue = [] // { id, op, args, reply }
+  let scheduled = false
+
+  function runQueued () {
+    scheduled = false
+    if (!queue.length) return
+    let statements = 0
+    let take = 0
+    while (take < queue.length && take < MAX_OPERATIONS_PER_TRANSACTION && (take === 0 || statements < MAX_STATEMENTS_PER_TRANSACTION)) {
+      statements += statementCount(queue[take])
+      take++
+    }
+    const batch = queue.splice(0, take)
+    const results = []
+    try {
+      beginImmediate()
+      for (const { id, op, args } of batch) {
+        db.exec('SAVEPOINT operation')
+        try {
+          results.push({ id, value: ops[op](...args) })
+          db.exec('RELEASE operation')
+        } catch (err) {
+          db.exec('ROLLBACK TO operation; RELEASE operation')
+          results.push({ id, error: errorOf(err) })
+        }
+      }
+      db.exec('COMMIT')
+      commit()
+    } catch (err) {
+      if (db.inTransaction) db.exec('ROLLBACK')
+      rollback()
+      results.length = 0
+      for (const { id } of batch) results.push({ id, error: errorOf(err) })
+    }
+    sendReplies(batch, results)
+    mergeWhenLarge(statements)
+    checkpointIfLarge()
+    if (queue.length) {
+      if (shared && statements >= MAX_STATEMENTS_PER_TRANSACTION) sleep(YIELD_MS)
+      schedule()
+    }
+  }
+
+  function sendReplies (batch, results) {
+    const bySender = new Map()
+    batch.forEach(({ reply }, i) => {
+      const replies = bySender.get(reply)
+      if (replies) replies.push(results[i])
+      else bySender.set(reply, [results[i]])
+    })
+    for (const [reply, replies] of bySender) reply(replies)
+  }
+
+  function schedule () {
+    if (scheduled || !db.open) return
+    scheduled = true
+    setImmediate(runQueued)
+  }
+
+  return {
+    // `message`: { id, op, args }; `reply(replies)` gets [{ id, value | error }].
+    push (message, reply) {
+      if (!Object.hasOwn(ops, message.op)) {
+        reply([{ id: message.id, error: { name: 'Error', message: `unknown operation ${message.op}` } }])
+        return
+      }
+      queue.push({ ...message, reply })
+      schedule()
+    },
+    // Runs what is queued now, then closes the database.
+    close () {
+      while (queue.length) runQueued()
+      db.close()
+    }
+  }
+}
+
+module.exports = { createWriterLoop }

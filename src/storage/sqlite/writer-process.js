@@ -1,0 +1,124 @@
+'use strict'
+
+// The host's one SQLite writer (PM2 app `lrs-writer`, ecosystem.config.js).
+// Every HTTP worker sends its writes here over a Unix socket
+// (writer-client.js) and this process commits the writes of all workers
+// together, one transaction after another. One writer per file means no
+// worker ever waits for another's write lock or retries a busy commit:
+// with a writer thread in each of 16 workers, measured, ingest fell from
+// 8,064 statements/s at 2 workers to 6,094 at 16, the same statements
+// costing 3.4 times the CPU.
+//
+// A write is answered only once its transaction has committed. On SIGINT
+// or SIGTERM (pm2 reload, stop) the writer tells its workers it is going,
+// commits what it has, answers writes that arrive after that with "send
+// again" (the workers hold them until the next writer is up) and exits:
+// nothing in flight fails. Killed outright, the writes in flight get 503
+// from their workers (none of them was acknowledged) and PM2 starts
+// another writer, which the workers reconnect to.
+
+const fs = require('node:fs')
+const net = require('node:net')
+const { loadConfig } = require('../../config')
+const { createLogger } = require('../../logger')
+const { openDatabase, databaseFile } = require('./open')
+const { ensureSchema } = require('./schema')
+const { createWriterLoop } = require('./writer-loop')
+const { writerSocketPath, sendFrame, readFrames } = require('./writer-socket')
+
+// Writes that arrive once the writer is closing are sent back for this
+// long; then the connections close.
+const CLOSING_GRACE_MS = 100
+
+function makeSchema (dataDir) {
+  const db = openDatabase(dataDir)
+  try {
+    db.exec('BEGIN IMMEDIATE')
+    ensureSchema(db)
+    db.exec('COMMIT')
+  } finally {
+    if (db.inTransaction) db.exec('ROLLBACK')
+    db.close()
+  }
+}
+
+// A socket file left by a writer that died is removed; one that answers
+// belongs to a live writer, and a second writer for the same file is an
+// operator's mistake worth stopping at.
+function claimSocket (socketPath) {
+  return new Promise((resolve, reject) => {
+    const probe = net.createConnection(socketPath)
+    probe.once('connect', () => {
+      probe.destroy()
+      reject(new Error(`another writer serves this store (${socketPath})`))
+    })
+    probe.once('error', (err) => {
+      if (err.code !== 'ENOENT') fs.rmSync(socketPath, { force: true })
+      resolve()
+    })
+  })
+}
+
+async function startWriterProcess (config, logger) {
+  makeSchema(config.dataDir)
+  const socketPath = writerSocketPath(config.dataDir)
+  await claimSocket(socketPath)
+  const loop = createWriterLoop({ dataDir: config.dataDir, shared: false }, {
+    warn: (message, error) => logger.warn({ err: error }, message)
+  })
+  const connections = new Set()
+  let closing = false
+
+  const server = net.createServer((socket) => {
+    connections.add(socket)
+    socket.on('close', () => connections.delete(socket))
+    socket.on('error', (err) => logger.debug({ err }, 'writer connection error'))
+    const reply = (replies) => { if (!socket.destroyed) sendFrame(socket, { replies }) }
+    readFrames(socket, (message) => {
+      if (closing) reply([{ id: message.id, retry: true }])
+      else loop.push(message, reply)
+    })
+  })
+  await new Promise((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(socketPath, resolve)
+  })
+  logger.info({ file: databaseFile(config.dataDir), socket: socketPath }, 'SQLite writer ready')
+
+  async function close () {
+    closing = true
+    server.close()
+    for (const socket of connections) sendFrame(socket, { closing: true })
+    loop.close() // commits and answers what was queued
+    await new Promise((resolve) => setTimeout(resolve, CLOSING_GRACE_MS))
+    for (const socket of connections) socket.end()
+    fs.rmSync(socketPath, { force: true })
+  }
+  return { socketPath, close }
+}
+
+async function main () {
+  const config = loadConfig()
+  const logger = createLogger(config)
+  const writer = await startWriterProcess(config, logger)
+  if (process.send) process.send('ready') // PM2 wait_ready
+  const shutdown = (signal) => {
+    logger.info({ signal }, 'SQLite writer shutting down')
+    writer.close().then(() => logger.flush(() => process.exit(0)), (err) => {
+      logger.error({ err }, 'SQLite writer shutdown failed')
+      logger.flush(() => process.exit(1))
+    })
+  }
+  process.once('SIGINT', () => shutdown('SIGINT'))
+  process.once('SIGTERM', () => shutdown('SIGTERM'))
+  process.on('message', (msg) => { if (msg === 'shutdown') shutdown('shutdown message') })
+}
+
+if (require.main === module) {
+  main().catch((err) => {
+    process.stderr.write(`SQLite writer failed to start: ${err.message}\n`)
+    process.exit(1)
+  })
+}
+
+module.exports = { startWriterProcess }

@@ -1,0 +1,146 @@
+'use strict'
+
+// The host's one SQLite writer process (LRS_SQLITE_WRITER=process, what
+// `npm start` runs): workers send it their writes; it may stop gracefully
+// (pm2 reload) or be killed, and no acknowledged statement may be lost.
+
+const { test } = require('node:test')
+const assert = require('node:assert/strict')
+const path = require('node:path')
+const crypto = require('node:crypto')
+const { spawn } = require('node:child_process')
+const { startLrs, freshStore, ENGINE } = require('../helpers/lrs')
+const { statement } = require('../helpers/statements')
+
+const skip = ENGINE !== 'sqlite' && 'the writer process is the sqlite engine\'s'
+const WRITER = path.join(__dirname, '../../src/storage/sqlite/writer-process.js')
+
+// Resolves once the writer listens (it tells its parent, as it tells PM2).
+function startWriter (dataDir) {
+  const child = spawn(process.execPath, [WRITER], { env: { ...process.env, LRS_DATA_DIR: dataDir, LRS_LOG_LEVEL: 'silent' }, stdio: ['ignore', 'ignore', 'pipe', 'ipc'] })
+  let stderr = ''
+  child.stderr.on('data', (d) => { stderr += d })
+  const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal, stderr })))
+  const ready = new Promise((resolve, reject) => {
+    child.once('message', (m) => (m === 'ready' ? resolve() : reject(new Error(String(m)))))
+    exited.then(({ code }) => reject(new Error(`writer exited with ${code}: ${stderr}`)))
+  })
+  return { child, ready, exited, stop: (signal = 'SIGTERM') => { if (child.exitCode === null && child.signalCode === null) child.kill(signal); return exited } }
+}
+
+async function twoWorkersOnOneWriter (t, env = {}) {
+  const store = freshStore()
+  const writer = startWriter(store.LRS_DATA_DIR)
+  t.after(() => writer.stop('SIGKILL'))
+  await writer.ready
+  const settings = { ...store, LRS_SQLITE_WRITER: 'process', LRS_STATEMENTS_MAX_LIMIT: '10000', ...env }
+  const a = await startLrs(settings)
+  const b = await startLrs(settings)
+  return { store, writer, workers: [a, b] }
+}
+
+// POSTs one statement at a time from `loops` loops through the workers in
+// turn until `stop()` says so; returns every answer.
+function postUntil (workers, { agent, loops = 6, stop }) {
+  const answers = []
+  const loop = async (k) => {
+    for (let i = 0; !stop(); i++) {
+      const s = statement({ id: crypto.randomUUID(), actor: agent })
+      const res = await workers[(k + i) % workers.length].client('/statements', { method: 'POST', body: s })
+      answers.push({ id: s.id, status: res.status, retryAfter: res.headers.get('retry-after'), code: res.json && res.json.code })
+    }
+  }
+  return Promise.all(Array.from({ length: loops }, (_, k) => loop(k))).then(() => answers)
+}
+
+async function assertStored (worker, agent, ids) {
+  for (const id of ids) assert.equal((await worker.client(`/statements?statementId=${id}`)).status, 200, `acknowledged statement ${id} is found by id`)
+  const res = await worker.client(`/statements?agent=${encodeURIComponent(JSON.stringify(agent))}&limit=10000`)
+  const found = new Set(res.json.statements.map((s) => s.id))
+  for (const id of ids) assert.ok(found.has(id), `acknowledged statement ${id} is found by agent`)
+}
+
+const learner = () => ({ objectType: 'Agent', mbox: `mailto:writer-${crypto.randomUUID()}@example.com` })
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
+
+test('two workers on one writer process: what one stores, the other reads', { skip }, async (t) => {
+  const { workers: [a, b] } = await twoWorkersOnOneWriter(t)
+  const agent = learner()
+  const batch = Array.from({ length: 20 }, () => statement({ actor: agent }))
+  const posted = await Promise.all([a, b].map((w) => w.client('/statements', { method: 'POST', body: batch.splice(0, 10) })))
+  assert.deepEqual(posted.map((r) => r.status), [200, 200])
+  await assertStored(b, agent, posted[0].json)
+  await assertStored(a, agent, posted[1].json)
+})
+
+test('a writer killed with SIGKILL under load: writes in flight get 503 with Retry-After, every acknowledged statement is stored, and writes resume with the next writer', { skip }, async (t) => {
+  const { store, writer, workers } = await twoWorkersOnOneWriter(t)
+  const agent = learner()
+  let next = null
+  t.after(() => next && next.stop('SIGKILL'))
+  let done = false
+  const load = postUntil(workers, { agent, stop: () => done })
+  await sleep(500)
+  await writer.stop('SIGKILL')
+  await sleep(300)
+  next = startWriter(store.LRS_DATA_DIR) // what PM2's autorestart does
+  await next.ready
+  await sleep(700)
+  done = true
+  const answers = await load
+  const other = answers.filter((a) => a.status !== 200 && a.status !== 503)
+  assert.deepEqual(other, [], 'no answer but 200 and 503')
+  for (const a of answers.filter((a) => a.status === 503)) {
+    assert.equal(a.code, 'LRS_ERR_DATABASE_UNAVAILABLE')
+    assert.ok(a.retryAfter, '503 carries Retry-After')
+  }
+  const acknowledged = answers.filter((a) => a.status === 200).map((a) => a.id)
+  assert.ok(acknowledged.length > 20, `writes were acknowledged (${acknowledged.length})`)
+  const after = answers.slice(-12)
+  assert.ok(after.every((a) => a.status === 200), 'writes go on once the next writer is up')
+  await assertStored(workers[1], agent, acknowledged)
+})
+
+test('a writer stopped gracefully under load (pm2 reload) fails no write', { skip }, async (t) => {
+  const { store, writer, workers } = await twoWorkersOnOneWriter(t)
+  const agent = learner()
+  let next = null
+  t.after(() => next && next.stop('SIGKILL'))
+  let done = false
+  const load = postUntil(workers, { agent, stop: () => done })
+  await sleep(500)
+  const stopped = writer.stop('SIGTERM')
+  next = startWriter(store.LRS_DATA_DIR)
+  assert.equal((await stopped).code, 0)
+  await next.ready
+  await sleep(500)
+  done = true
+  const answers = await load
+  assert.deepEqual(answers.filter((a) => a.status !== 200), [], 'every write is answered 200')
+  await assertStored(workers[0], agent, answers.map((a) => a.id))
+})
+
+test('with no writer, a write waits LRS_WRITER_WAIT_MS and then gets 503 with Retry-After; readiness says down', { skip }, async (t) => {
+  const { writer, workers: [a] } = await twoWorkersOnOneWriter(t, { LRS_WRITER_WAIT_MS: '300' })
+  await writer.stop('SIGKILL')
+  await sleep(100)
+  const started = Date.now()
+  const res = await a.client('/statements', { method: 'POST', body: statement() })
+  assert.equal(res.status, 503)
+  assert.equal(res.json.code, 'LRS_ERR_DATABASE_UNAVAILABLE')
+  assert.ok(res.headers.get('retry-after'))
+  assert.ok(Date.now() - started >= 250, 'it waited for a writer first')
+  assert.equal((await a.http('/health/ready')).status, 503)
+})
+
+test('a second writer for a store that has one refuses to start, naming the socket', { skip }, async (t) => {
+  const store = freshStore()
+  const first = startWriter(store.LRS_DATA_DIR)
+  t.after(() => first.stop('SIGKILL'))
+  await first.ready
+  const second = startWriter(store.LRS_DATA_DIR)
+  second.ready.catch(() => {})
+  const { code, stderr } = await second.exited
+  assert.equal(code, 1)
+  assert.match(stderr, /another writer serves this store \(.*writer\.sock\)/)
+})
