@@ -2,13 +2,15 @@
 
 // A bounded load generator for failure tests: `connections` loops POST
 // batches of statements with client-chosen ids until stopped, and remember
-// which ids were acknowledged (200) and how every request ended.
+// which ids were acknowledged (200), with their actors, and how every
+// request ended.
 
 const crypto = require('node:crypto')
 const { scormStatement } = require('./statement-generator')
 
 function startLoad ({ url, auth, connections = 20, batch = 10, maxRequests = 1e6 }) {
   const acked = []
+  const actorOf = new Map() // acknowledged id -> its actor, for agent queries
   const outcomes = {}
   const errorsSeen = {}
   let running = true
@@ -24,7 +26,12 @@ function startLoad ({ url, auth, connections = 20, batch = 10, maxRequests = 1e6
         const res = await fetch(url + '/xapi/statements', { method: 'POST', headers, body: JSON.stringify(statements), signal: AbortSignal.timeout(30000) })
         await res.arrayBuffer()
         key = String(res.status)
-        if (res.status === 200) for (const s of statements) acked.push(s.id)
+        if (res.status === 200) {
+          for (const s of statements) {
+            acked.push(s.id)
+            actorOf.set(s.id, s.actor)
+          }
+        }
       } catch (err) {
         key = 'network error'
         const detail = `${err.message}: ${err.cause ? (err.cause.code || err.cause.message) : ''}`
@@ -40,6 +47,7 @@ function startLoad ({ url, auth, connections = 20, batch = 10, maxRequests = 1e6
   const loops = Array.from({ length: connections }, loop)
   return {
     acked,
+    actorOf,
     outcomes,
     errorsSeen,
     get lastOk () { return lastOk },

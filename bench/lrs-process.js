@@ -66,6 +66,8 @@ async function startLrs ({ store, env = {} }) {
     pid: child.pid,
     pm2Home,
     workerPids: () => childPids(child.pid).filter((pid) => commandLine(pid).includes('src/server.js')),
+    // the SQLite engine's writer process (PM2 app lrs-writer), or null
+    writerPid: () => childPids(child.pid).find((pid) => commandLine(pid).includes('writer-process.js')) || null,
     async stop () {
       if (child.exitCode === null) {
         await new Promise((resolve) => {

@@ -102,7 +102,10 @@ async function main () {
   const logger = createLogger(config)
   const writer = await startWriterProcess(config, logger)
   if (process.send) process.send('ready') // PM2 wait_ready
+  let stopping = false
   const shutdown = (signal) => {
+    if (stopping) return
+    stopping = true
     logger.info({ signal }, 'SQLite writer shutting down')
     writer.close().then(() => logger.flush(() => process.exit(0)), (err) => {
       logger.error({ err }, 'SQLite writer shutdown failed')
@@ -112,6 +115,9 @@ async function main () {
   process.once('SIGINT', () => shutdown('SIGINT'))
   process.once('SIGTERM', () => shutdown('SIGTERM'))
   process.on('message', (msg) => { if (msg === 'shutdown') shutdown('shutdown message') })
+  // PM2 killed outright leaves this process behind, holding the socket, and
+  // the writer of the next PM2 would refuse to start beside it: it goes too.
+  process.once('disconnect', () => shutdown('parent process gone'))
 }
 
 if (require.main === module) {
