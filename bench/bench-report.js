@@ -32,6 +32,7 @@ function writeReport (file, results) {
     if (s.skipped) { out.push(`Skipped: ${s.skipped}.`, ''); continue }
     if (s.failed) { out.push(`**Failed:** ${s.failed}.`, ''); continue }
     out.push(`Settings: \`${JSON.stringify(s.settings)}\``, '')
+    if (s.checks) out.push('Checks:', '', ...s.checks.map((c) => `- ${c.criterion}: **${c.verdict}** (${c.detail})`), '')
     if (s.figures) out.push('Figures:', '', ...Object.entries(s.figures).map(([k, v]) => `- ${k}: ${typeof v === 'object' && v !== null ? JSON.stringify(v) : v}`), '')
     for (const p of s.plots) out.push(`![${p.title}](${p.file})`, '')
     out.push(markdownTable(s.table), '')

@@ -180,4 +180,4 @@ if (require.main === module) {
   })
 }
 
-module.exports = { ingestSweep, line }
+module.exports = { ingestSweep, line, runRaw, openRawStorage }

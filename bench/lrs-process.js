@@ -30,9 +30,16 @@ async function waitReady (url, { pm2Home, instances, timeoutMs }) {
 }
 
 function onlineWorkers (pm2Home) {
+  return pm2Processes(pm2Home).filter((p) => p.name === 'lrs' && p.status === 'online').length
+}
+
+// What PM2 runs under `pm2Home`: { name, pid, status, restarts } per
+// process, every app of ecosystem.config.js (the `lrs` workers and any
+// other app beside them).
+function pm2Processes (pm2Home) {
   const out = execFileSync(process.execPath, [path.join(ROOT, 'node_modules/pm2/bin/pm2'), 'jlist'], { env: { ...process.env, PM2_HOME: pm2Home }, encoding: 'utf8' })
   const list = JSON.parse(out.slice(out.indexOf('[')))
-  return list.filter((p) => p.name === 'lrs' && p.pm2_env.status === 'online').length
+  return list.map((p) => ({ name: p.name, pid: p.pid, status: p.pm2_env.status, restarts: p.pm2_env.restart_time }))
 }
 
 function instanceCount (setting) {
@@ -66,8 +73,11 @@ async function startLrs ({ store, env = {} }) {
     pid: child.pid,
     pm2Home,
     workerPids: () => childPids(child.pid).filter((pid) => commandLine(pid).includes('src/server.js')),
+    // Every process of the named PM2 apps, from `pm2 jlist` (a CLI run:
+    // call it between measurements, not in a sampling loop).
+    appProcesses: (names) => pm2Processes(pm2Home).filter((p) => names.includes(p.name) && p.pid),
     // the SQLite engine's writer process (PM2 app lrs-writer), or null
-    writerPid: () => childPids(child.pid).find((pid) => commandLine(pid).includes('writer-process.js')) || null,
+    writerPid: () => (pm2Processes(pm2Home).find((p) => p.name === 'lrs-writer' && p.pid) || { pid: null }).pid,
     async stop () {
       if (child.exitCode === null) {
         await new Promise((resolve) => {

@@ -43,6 +43,7 @@ async function step (lrs, { connections, seconds, auth, pool }) {
     connections,
     acceptedStatementsPerSec: Math.round(((statuses[200] || 0) * BATCH) / result.duration),
     share429: answered ? Math.round(((statuses[429] || 0) / answered) * 1000) / 1000 : 0,
+    refused429: statuses[429] || 0,
     p50Ms: percentile(acceptedMs, 50),
     p99Ms: percentile(acceptedMs, 99),
     fiveXX,
@@ -52,9 +53,14 @@ async function step (lrs, { connections, seconds, auth, pool }) {
   }
 }
 
+// A pool of request bodies of BATCH statements each (no ids: the LRS assigns them).
+function batchPool (size = 200) {
+  return Array.from({ length: size }, (_, i) => JSON.stringify(Array.from({ length: BATCH }, (_, j) => scormStatement(i * BATCH + j))))
+}
+
 // target: { engine } (started here) or { url, auth }. Returns the steps.
 async function overloadRamp ({ target, connections = [5, 10, 25, 50, 100, 200], seconds = 5, onStep = () => {} }) {
-  const pool = Array.from({ length: 200 }, (_, i) => JSON.stringify(Array.from({ length: BATCH }, (_, j) => scormStatement(i * BATCH + j))))
+  const pool = batchPool()
   const store = target.url ? null : await startStore(target.engine)
   const lrs = target.url ? { url: target.url, workerPids: () => [], stop: async () => {} } : await startLrs({ store })
   const auth = target.url ? target.auth : 'bench:bench-secret'
@@ -72,4 +78,4 @@ async function overloadRamp ({ target, connections = [5, 10, 25, 50, 100, 200], 
   return steps
 }
 
-module.exports = { overloadRamp }
+module.exports = { overloadRamp, step, batchPool, BATCH }

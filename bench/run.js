@@ -81,14 +81,15 @@ async function main (argv) {
       continue
     }
     progress(`${name}: ${scenario.title}`)
-    // Scenarios that alternate their own repetitions (bulk-load) run once.
+    // Scenarios that alternate their own repetitions (bulk-load, cores) run
+    // once; those that read it take an explicit --repeat as their count.
     const times = scenario.repeatsInside ? 1 : repeat
     const runs = []
     let failure = null
     for (let k = 0; k < times && !failure; k++) {
       if (times > 1) progress(`${name}: repetition ${k + 1} of ${times}`)
       try {
-        runs.push(await scenario.run({ profile, target, progress }))
+        runs.push(await scenario.run({ profile, target, progress, repeat: values.repeat === undefined ? null : repeat }))
       } catch (err) {
         failure = err
       }

@@ -11,6 +11,7 @@ const { overloadRamp } = require('./overload-ramp')
 const { soak } = require('./soak')
 const { learnerSessions } = require('./sessions')
 const { storageEngines } = require('./engines')
+const { coresSweep, summarize, checkCriteria, defaultWorkers, settingsFromEnv, LRS_APPS } = require('./cores')
 const { percentile } = require('./report')
 
 const PROFILES = {
@@ -33,6 +34,11 @@ const PROFILES = {
   bulkLoad: {
     quick: { count: 20000, repeat: 1 },
     full: { count: 200000, repeat: 3 }
+  },
+  // Worker counts 1, 2, 4 ... up to the machine's cores, at least 8 (16).
+  cores: {
+    quick: { workers: defaultWorkers(8), connections: 64, seconds: 4, repeat: 2, overload: [4, 16], warmupSeconds: 1 },
+    full: { workers: defaultWorkers(16), connections: 64, seconds: 15, repeat: 3, overload: [4, 16], warmupSeconds: 3 }
   },
   // FerretDB reads every statement for a filtered query (seconds at 25,000):
   // it stops early.
@@ -280,6 +286,98 @@ const engines = {
   }
 }
 
-const scenarios = { ingest, soak: soakScenario, sessions, overload, 'bulk-load': bulk, engines }
+// x: PM2 workers on a log-2 scale, ticks at the counts measured.
+function workersAxis (workers) {
+  return {
+    field: 'workers',
+    type: 'quantitative',
+    title: 'PM2 workers (LRS_INSTANCES)',
+    scale: workers.length > 1 ? { type: 'log', base: 2, domain: [Math.min(...workers), Math.max(...workers)], nice: false } : { zero: false },
+    axis: { values: workers, format: 'd' }
+  }
+}
+
+// One chart of `measure` against workers: a line per series (median), the
+// repetitions as grey points; y fitted to the data.
+function againstWorkers ({ title, subtitle, yTitle, lines, points, workers }) {
+  const x = workersAxis(workers)
+  const y = { field: 'value', type: 'quantitative', title: yTitle, scale: { zero: false } }
+  return {
+    title: { text: title, subtitle },
+    layer: [
+      { data: { values: points }, mark: { type: 'point', color: 'gray', opacity: 0.6, size: 25 }, encoding: { x, y } },
+      {
+        data: { values: lines },
+        mark: { type: 'line', point: true },
+        encoding: { x, y, color: { field: 'series', type: 'nominal', title: null, legend: { orient: 'bottom', labelLimit: 400 } }, strokeDash: { field: 'series', type: 'nominal', title: null, legend: { orient: 'bottom', labelLimit: 400 } } }
+      }
+    ]
+  }
+}
+
+const cores = {
+  title: 'Cores sweep',
+  repeatsInside: true, // the worker counts alternate, `repeat` rounds
+  question: `Ingest (batches of 20 statements, 64 connections, closed loop) with the LRS at 1, 2, 4, 8 ... PM2 workers, each on a fresh store, against the engine alone in the same run (the same batches through storage.statements.storeBatch in-process): does throughput rise with the workers up to the engine's own rate, what does a statement cost in CPU across every LRS process (PM2 apps ${LRS_APPS.join(', ')}), and at the largest count, 4x and 16x the connections: does accepted throughput hold, with 429s only and bounded memory? Figures are medians of rounds that alternate the worker counts; in the table, share is of the engine alone for the worker rows and of the largest count's 64-connection rate for the overload rows, and 429s, 5xx and errors are totals over the rounds.`,
+  remote: false,
+  async run ({ profile, target, progress, repeat }) {
+    const settings = { ...PROFILES.cores[profile], ...settingsFromEnv(), ...(repeat && { repeat }) }
+    const steps = await coresSweep({
+      ...settings,
+      engine: target.engine,
+      onStep: (s) => progress(`  #${s.repetition} ${s.part === 'engine alone' ? 'engine alone' : `${s.workers} worker${s.workers === 1 ? '' : 's'} (${s.apps})`} x ${s.connections} connections: ${s.statementsPerSec} st/s` +
+        (s.part === 'engine alone' ? `, ${s.cpuMicrosPerStatement} us CPU/st` : `, P50 ${s.p50Ms} ms, P99 ${s.p99Ms} ms, LRS CPU ${s.cpuMicrosPerStatement ?? '-'} us/st (${s.lrsCores} cores${s.writerCores === null ? '' : `, writer ${s.writerCores}`}), 429 ${s.refused429}, 5xx ${s.fiveXX}, RSS ${s.rssMiB ?? '-'} MiB`))
+    })
+    const summary = summarize(steps)
+    const checks = checkCriteria(summary)
+    for (const c of checks) progress(`  check: ${c.criterion}: ${c.verdict.toUpperCase()} (${c.detail})`)
+    const { sweep, overload: over, engineRate, engine } = summary
+    const workers = sweep.map((r) => r.workers)
+    const top = sweep[sweep.length - 1]
+    const at2 = sweep.find((r) => r.workers === 2)
+    const sweepSteps = steps.filter((s) => s.part === 'workers')
+    return {
+      settings: { ...settings, engine: target.engine, batch: 20, lrsApps: LRS_APPS },
+      figures: {
+        engineAloneStatementsPerSec: engineRate,
+        engineAloneCpuMicrosPerStatement: engine && engine.cpuMicrosPerStatement,
+        statementsPerSecByWorkers: Object.fromEntries(sweep.map((r) => [r.workers, r.statementsPerSec])),
+        largestCountVsEngine: top ? top.share : null,
+        cpuPerStatementLargestVs2Workers: top && at2 && at2.cpuMicrosPerStatement ? Math.round((top.cpuMicrosPerStatement / at2.cpuMicrosPerStatement) * 100) / 100 : null,
+        overloadShareOfPeak: Object.fromEntries(over.map((r) => [r.connections, r.share])),
+        overloadP99Ms: Object.fromEntries(over.map((r) => [r.connections, r.p99Ms])),
+        fiveXX: [...sweep, ...over].reduce((n, r) => n + r.fiveXX, 0),
+        lrsProcesses: top ? top.apps : null
+      },
+      checks,
+      table: [engine, ...sweep, ...over].filter(Boolean),
+      plots: [{
+        name: 'throughput',
+        title: 'Statements/s against PM2 workers',
+        spec: againstWorkers({
+          title: 'Ingest statements/s against PM2 workers',
+          subtitle: `batches of 20, ${settings.connections} connections; median of ${settings.repeat} rounds (grey: each round); dashed: the engine alone`,
+          yTitle: 'statements/s',
+          workers,
+          lines: sweep.flatMap((r) => [{ series: 'LRS (POST /statements)', workers: r.workers, value: r.statementsPerSec }, ...(engineRate ? [{ series: 'engine alone (storeBatch in-process)', workers: r.workers, value: engineRate }] : [])]),
+          points: sweepSteps.map((s) => ({ workers: s.workers, value: s.statementsPerSec }))
+        })
+      }, {
+        name: 'cpu',
+        title: 'CPU per statement against PM2 workers',
+        spec: againstWorkers({
+          title: 'CPU per statement against PM2 workers',
+          subtitle: `all LRS processes (PM2 apps ${LRS_APPS.join(', ')}); median of ${settings.repeat} rounds (grey: each round); dashed: the engine's own write path`,
+          yTitle: 'CPU µs per statement',
+          workers,
+          lines: sweep.flatMap((r) => [{ series: 'LRS processes', workers: r.workers, value: r.cpuMicrosPerStatement }, ...(engine && engine.cpuMicrosPerStatement ? [{ series: 'engine alone (write path)', workers: r.workers, value: engine.cpuMicrosPerStatement }] : [])]),
+          points: sweepSteps.filter((s) => s.cpuMicrosPerStatement !== null).map((s) => ({ workers: s.workers, value: s.cpuMicrosPerStatement }))
+        })
+      }]
+    }
+  }
+}
+
+const scenarios = { ingest, soak: soakScenario, sessions, overload, 'bulk-load': bulk, engines, cores }
 
 module.exports = { scenarios }
