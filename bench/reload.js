@@ -1,8 +1,8 @@
 'use strict'
 
-// `pm2 reload` under load: workers are replaced one by one while clients
-// post statements; no request may fail and every acknowledged statement must
-// be stored. Bounded in time; everything on 127.0.0.1; stops by itself.
+// `pm2 reload all` under load: the SQLite writer process (if any) is
+// replaced, then the workers one by one, while clients post statements; no
+// request may fail and every acknowledged statement must be stored. Bounded in time; everything on 127.0.0.1; stops by itself.
 //
 //   node bench/reload.js              (about 30 s)
 
@@ -23,28 +23,30 @@ async function main () {
   const store = await startStore()
   const lrs = await startLrs({ store })
   const before = lrs.workerPids()
+  const writerBefore = lrs.writerPid()
   const load = startLoad({ url: lrs.url, auth: 'bench:bench-secret', connections: 20, batch: 10 })
   let reloadOutput = ''
   try {
     await sleep(4000)
     // Asynchronously: a synchronous exec would freeze this process's load
     // clients during the reload and count their stalls as failures.
-    reloadOutput = (await execFileAsync(process.execPath, [PM2, 'reload', 'lrs'], { env: { ...process.env, PM2_HOME: lrs.pm2Home }, encoding: 'utf8', timeout: 120000 })).stdout
+    reloadOutput = (await execFileAsync(process.execPath, [PM2, 'reload', 'all'], { env: { ...process.env, PM2_HOME: lrs.pm2Home }, encoding: 'utf8', timeout: 120000 })).stdout
     await sleep(4000)
   } finally {
     await load.stop()
   }
   const after = lrs.workerPids()
+  const writerAfter = lrs.writerPid()
   await lrs.stop()
   const missing = load.acked.length - await store.countIds(load.acked)
   await store.stop()
 
   const failed = Object.entries(load.outcomes).filter(([k]) => k !== '200').reduce((n, [, v]) => n + v, 0)
-  const result = { date: new Date().toISOString(), engine: store.engine, workersBefore: before, workersAfter: after, acknowledged: load.acked.length, missing, outcomes: load.outcomes, networkErrors: load.errorsSeen, failedRequests: failed, reloadOutput: reloadOutput.split('\n').filter((l) => /reload|Applying|✓/i.test(l)) }
+  const result = { date: new Date().toISOString(), engine: store.engine, workersBefore: before, workersAfter: after, writerBefore, writerAfter, acknowledged: load.acked.length, missing, outcomes: load.outcomes, networkErrors: load.errorsSeen, failedRequests: failed, reloadOutput: reloadOutput.split('\n').filter((l) => /reload|Applying|✓/i.test(l)) }
   process.stdout.write(JSON.stringify(result, null, 2) + '\n')
   saveResult('reload', result)
-  const ok = missing === 0 && failed === 0 && before.every((pid) => !after.includes(pid))
-  process.stdout.write(`${ok ? 'PASS' : 'FAIL'}: ${load.acked.length} acknowledged, ${missing} missing, ${failed} failed requests, workers ${before.join(',')} -> ${after.join(',')}\n`)
+  const ok = missing === 0 && failed === 0 && before.every((pid) => !after.includes(pid)) && (writerBefore === null || writerAfter !== writerBefore)
+  process.stdout.write(`${ok ? 'PASS' : 'FAIL'}: ${load.acked.length} acknowledged, ${missing} missing, ${failed} failed requests, workers ${before.join(',')} -> ${after.join(',')}${writerBefore ? `, writer ${writerBefore} -> ${writerAfter}` : ''}\n`)
   process.exit(ok ? 0 : 1)
 }
 

@@ -34,7 +34,7 @@ async function startServer (config, { logger = createLogger(config), monitorComm
   clusterMetrics.start()
   const moreCursor = createMoreCursor(async () => config.cursorKey ||
     storage.settings.getOrCreate('more-cursor-key', crypto.randomBytes(32).toString('base64')))
-  const shedLoad = createLoadShedder({ maxWaitMs: config.maxWaitMs, batcher: services.batcher })
+  const shedLoad = createLoadShedder({ maxWaitMs: config.maxWaitMs, batcher: services.batcher, writerRestarting: storage.writerRestarting })
   const app = createApp({ config, logger, lifecycle, storage, credentials, moreCursor, shedLoad, readBodies, instruments, clusterMetrics, ...services })
   const server = http.createServer(app)
   server.keepAliveTimeout = config.keepAliveTimeoutMs

@@ -21,7 +21,12 @@ const ASSUMED_STATEMENTS_PER_SECOND = 2000
 // seconds passed 2 s.
 const GUESSED_BYTES_PER_STATEMENT = 1000
 
-function createLoadShedder ({ maxWaitMs, batcher }) {
+// `writerRestarting()`: writes wait for a moment because the store's
+// writer is being replaced (pm2 reload), not because the LRS is over
+// capacity; refusing them then failed requests of a reload that fails none
+// otherwise. They still wait at most LRS_WRITER_WAIT_MS, and the batcher's
+// in-flight bound still holds.
+function createLoadShedder ({ maxWaitMs, batcher, writerRestarting = () => false }) {
   let admitted = 0 // statements of the writes admitted and not answered yet
 
   function isStatementWrite (req) {
@@ -45,6 +50,7 @@ function createLoadShedder ({ maxWaitMs, batcher }) {
 
   return function shedLoad (req, res, next) {
     if (!isStatementWrite(req)) return next()
+    if (writerRestarting()) return next()
     const wait = Math.max(batcher.expectedWaitMs(), admittedWaitMs())
     if (wait <= maxWaitMs) {
       const statements = statementsIn(req)

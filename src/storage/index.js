@@ -12,7 +12,8 @@
 //   outbox       lease, release, remove, deadLetter, listDeadLetters,
 //                replayDeadLetters, stats (entries are written by storeBatch)
 //   settings     getOrCreate
-// and kind ('sqlite' | 'mongodb'), ready (a promise), ping(), close().
+// and kind ('sqlite' | 'mongodb'), ready (a promise), ping(), close(),
+// writerRestarting() (true while writes wait for a writer being replaced).
 // Engine failures reach callers as
 // catalogue errors (DatabaseUnavailable, QueryTimeout).
 

@@ -101,17 +101,25 @@ test('a writer killed with SIGKILL under load: writes in flight get 503 with Ret
   await assertStored(workers[1], agent, acknowledged)
 })
 
-test('a writer stopped gracefully under load (pm2 reload) fails no write', { skip }, async (t) => {
-  const { store, writer, workers } = await twoWorkersOnOneWriter(t)
+test('a writer stopped gracefully under load (pm2 reload) fails no write, and the writes held meanwhile are not shed as overload', { skip }, async (t) => {
+  // The next writer comes 800 ms later, past LRS_MAX_WAIT_MS: load
+  // shedding would refuse the writes waiting for it if it took the gap for
+  // overload.
+  const { store, writer, workers } = await twoWorkersOnOneWriter(t, { LRS_MAX_WAIT_MS: '400' })
   const agent = learner()
   let next = null
   t.after(() => next && next.stop('SIGKILL'))
   let done = false
   const load = postUntil(workers, { agent, stop: () => done })
   await sleep(500)
-  const stopped = writer.stop('SIGTERM')
+  assert.equal((await writer.stop('SIGTERM')).code, 0)
+  const post = () => workers[0].client('/statements', { method: 'POST', body: statement({ actor: agent }) })
+  const first = post()
+  await sleep(600)
+  const later = post() // while `first` has waited longer than LRS_MAX_WAIT_MS
+  await sleep(200)
   next = startWriter(store.LRS_DATA_DIR)
-  assert.equal((await stopped).code, 0)
+  assert.deepEqual([(await first).status, (await later).status], [200, 200], 'writes arriving during the gap wait for the next writer')
   await next.ready
   await sleep(500)
   done = true

@@ -36,6 +36,7 @@ function openMongoStorage (config, logger, { monitorCommands = false, hooks = {}
     ready: connection.ready,
     ping: translateErrors({ ping: connection.ping }, translateError).ping,
     close: connection.close,
+    writerRestarting: () => false, // the driver's own retries cover a failover
     ...Object.fromEntries(Object.entries(repositories).map(([name, repo]) => [name, translateErrors(repo, translateError)])),
     // For tests that look underneath (command monitoring, raw inserts).
     internals: { client: connection.client, db }

@@ -61,6 +61,7 @@ function openSqliteStorage (config, logger, { hooks = {} } = {}) {
       db.prepare('SELECT 1').get()
       return true
     },
+    writerRestarting: () => writer.restarting === true,
     async close () {
       await writer.close()
       db.close()

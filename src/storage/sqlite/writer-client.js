@@ -16,11 +16,17 @@ const { errors } = require('../../errors')
 const { sendFrame, readFrames } = require('./writer-socket')
 
 const RECONNECT_MS = 100
+// Requests queued in the worker while the writer was away are answered a
+// moment after the held writes; until then they still look stalled to
+// load shedding (the oldest has waited the whole gap).
+const RECOVERY_MS = 500
 
 function connectWriter (socketPath, logger, { waitMs }) {
   const calls = new Map() // id -> { message, resolve, reject, sent, timer }
   const unsent = [] // calls waiting for a writer
   let next = 0
+  let held = 0 // calls made to wait for a writer and not answered yet
+  let recoveredAt = 0 // when the last of them was answered
   let socket = null // the connection to the writer, once it is up
   let closed = false
   let signalReady
@@ -38,13 +44,23 @@ function connectWriter (socketPath, logger, { waitMs }) {
 
   function hold (call) {
     call.sent = false
+    if (!call.held) {
+      call.held = true
+      held++
+    }
     call.timer = setTimeout(() => {
       const at = unsent.indexOf(call)
       if (at >= 0) unsent.splice(at, 1)
-      calls.delete(call.message.id)
-      call.reject(unavailable(`no SQLite writer within ${waitMs} ms`))
+      settle(call, unavailable(`no SQLite writer within ${waitMs} ms`))
     }, waitMs)
     unsent.push(call)
+  }
+
+  function settle (call, error, value) {
+    calls.delete(call.message.id)
+    if (call.held && --held === 0) recoveredAt = Date.now()
+    if (error) call.reject(error)
+    else call.resolve(value)
   }
 
   function onFrame (frame) {
@@ -56,9 +72,7 @@ function connectWriter (socketPath, logger, { waitMs }) {
       const call = calls.get(r.id)
       if (!call) continue
       if (r.retry) { hold(call); continue }
-      calls.delete(r.id)
-      if (r.error) call.reject(Object.assign(new Error(r.error.message), { name: r.error.name, code: r.error.code, stack: r.error.stack }))
-      else call.resolve(r.value)
+      settle(call, r.error && Object.assign(new Error(r.error.message), { name: r.error.name, code: r.error.code, stack: r.error.stack }), r.value)
     }
   }
 
@@ -77,11 +91,10 @@ function connectWriter (socketPath, logger, { waitMs }) {
     s.on('close', () => {
       if (socket === s) socket = null
       let lost = 0
-      for (const [id, call] of calls) {
+      for (const call of [...calls.values()]) {
         if (!call.sent) continue
-        calls.delete(id)
         lost++
-        call.reject(unavailable('the connection to the SQLite writer broke'))
+        settle(call, unavailable('the connection to the SQLite writer broke'))
       }
       if (up) logger.warn({ socket: socketPath, writesInFlight: lost }, 'SQLite writer connection lost; reconnecting')
       if (!closed) setTimeout(connect, RECONNECT_MS).unref()
@@ -103,11 +116,15 @@ function connectWriter (socketPath, logger, { waitMs }) {
     },
     // The readiness check: not ready while no writer is connected.
     get failed () { return socket || closed ? null : unavailable('no SQLite writer connected') },
+    // While a writer is being replaced, and until the writes held for it
+    // are answered: writes wait for a moment without the LRS being
+    // overloaded (load shedding leaves them be).
+    get restarting () { return !closed && (socket === null || held > 0 || Date.now() - recoveredAt < RECOVERY_MS) },
     async close () {
       closed = true
       for (const call of unsent.splice(0)) {
         clearTimeout(call.timer)
-        call.reject(unavailable('the store is closed'))
+        settle(call, unavailable('the store is closed'))
       }
       if (socket) socket.end()
     }
