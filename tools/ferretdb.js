@@ -26,21 +26,44 @@ function binaryPath () {
   return path.join(base, `ferretdb-${FERRETDB_VERSION}`, 'ferretdb')
 }
 
+function hasGo () {
+  try {
+    execFileSync('go', ['version'], { stdio: 'ignore' })
+    return true
+  } catch {
+    return false
+  }
+}
+
+// Whether FerretDB can be had here without asking anything: built
+// already, or Go is there to build it. { ok, reason }
+function ferretdbAvailable () {
+  if (fs.existsSync(binaryPath())) return { ok: true }
+  if (process.env.FERRETDB_BIN) return { ok: false, reason: `FERRETDB_BIN names no file (${process.env.FERRETDB_BIN})` }
+  if (hasGo()) return { ok: true }
+  return { ok: false, reason: 'FerretDB is not built and Go is not installed to build it (install Go and run `npm run ferretdb` once, or set MONGODB_URI to a MongoDB)' }
+}
+
 function buildFerretDB (target, log) {
+  if (!hasGo()) throw new Error(ferretdbAvailable().reason)
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'ferretdb-build-'))
-  log(`building FerretDB ${FERRETDB_VERSION} in ${work} (about 2 minutes, once per machine)`)
-  fs.writeFileSync(path.join(work, 'go.mod'), `module ferretdbbuild\n\ngo 1.22\n\nrequire github.com/FerretDB/FerretDB ${FERRETDB_VERSION}\n`)
-  fs.writeFileSync(path.join(work, 'tools.go'), `//go:build tools\n\npackage tools\n\nimport _ "${PACKAGE}"\n`)
-  const run = (args) => execFileSync('go', args, { cwd: work, stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, GOFLAGS: '-buildvcs=false' } })
-  run(['mod', 'tidy'])
-  run(['mod', 'vendor'])
-  fs.writeFileSync(path.join(work, 'vendor/github.com/FerretDB/FerretDB/build/version/version.txt'), FERRETDB_VERSION + '\n')
-  fs.mkdirSync(path.dirname(target), { recursive: true })
   const tmpTarget = `${target}.${process.pid}.tmp`
-  run(['build', '-mod=vendor', '-o', tmpTarget, PACKAGE])
-  fs.renameSync(tmpTarget, target) // atomic: a concurrent reader never sees half a binary
-  fs.rmSync(work, { recursive: true, force: true })
-  return target
+  try {
+    log(`building FerretDB ${FERRETDB_VERSION} in ${work} (about 2 minutes, once per machine)`)
+    fs.writeFileSync(path.join(work, 'go.mod'), `module ferretdbbuild\n\ngo 1.22\n\nrequire github.com/FerretDB/FerretDB ${FERRETDB_VERSION}\n`)
+    fs.writeFileSync(path.join(work, 'tools.go'), `//go:build tools\n\npackage tools\n\nimport _ "${PACKAGE}"\n`)
+    const run = (args) => execFileSync('go', args, { cwd: work, stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, GOFLAGS: '-buildvcs=false' } })
+    run(['mod', 'tidy'])
+    run(['mod', 'vendor'])
+    fs.writeFileSync(path.join(work, 'vendor/github.com/FerretDB/FerretDB/build/version/version.txt'), FERRETDB_VERSION + '\n')
+    fs.mkdirSync(path.dirname(target), { recursive: true })
+    run(['build', '-mod=vendor', '-o', tmpTarget, PACKAGE])
+    fs.renameSync(tmpTarget, target) // atomic: a concurrent reader never sees half a binary
+    return target
+  } finally {
+    fs.rmSync(work, { recursive: true, force: true })
+    fs.rmSync(tmpTarget, { force: true })
+  }
 }
 
 function ensureFerretDB ({ log = (m) => process.stderr.write(m + '\n') } = {}) {
@@ -89,6 +112,6 @@ async function startFerretDB ({ dataDir, port, timeoutMs = 30000 }) {
   }
 }
 
-module.exports = { startFerretDB }
+module.exports = { startFerretDB, ferretdbAvailable }
 
 if (require.main === module) process.stdout.write(ensureFerretDB() + '\n')
