@@ -9,12 +9,20 @@ const pino = require('pino')
 // profiles put that write at 25–290 µs of main-thread time per request on
 // our VMs (more than the HTTP response itself); buffered, it dropped to
 // about a sixth. server.js flushes the buffer on shutdown.
-function createLogger (config, destination = bufferedStdout()) {
+function createLogger (config, destination = defaultDestination(config)) {
   return pino({
     level: config.logLevel,
     base: { pid: process.pid },
     redact: ['req.headers.authorization', 'headers.authorization']
   }, destination)
+}
+
+// A person at a terminal reads lines (pino-pretty); PM2, containers and
+// log shippers get JSON (LRS_LOG_FORMAT).
+function defaultDestination (config) {
+  const pretty = config.logFormat === 'pretty' || (config.logFormat !== 'json' && process.stdout.isTTY)
+  if (!pretty) return bufferedStdout()
+  return require('pino-pretty')({ destination: 1, colorize: Boolean(process.stdout.isTTY), translateTime: 'SYS:HH:MM:ss.l', ignore: 'hostname' })
 }
 
 // Lines are written in chunks of at least 4 KB, and at least once a second
