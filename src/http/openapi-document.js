@@ -235,18 +235,21 @@ function documentPath ({ name, title, docParam, activityId, agent, registration,
   const id = (required, what) => query(docParam, { type: 'string' }, what, required)
   const ifMatch = header('If-Match', { type: 'string' }, 'ETag(s) the stored document must have, or `*` (it must exist).')
   const ifNoneMatch = header('If-None-Match', { type: 'string' }, '`*`: only if no document exists.')
+  const stored = { 204: response('Stored; ETag is the new version\'s.', { headers: { ETag: ref('headers', 'ETag') } }) }
   const written = { 204: response('Done.') }
   const read = scopesFor(`${scope}:read`)
   const write = scopesFor(`${scope}:write`)
 
   const get = operation(tag, `get${name}`, `Get a ${title} document, or the ids of them`, {
     description: `With \`${docParam}\`: the document as stored, with its ETag (SHA-1 of the content). Without: a JSON array of the ids, optionally only those updated after \`since\`.` + read,
-    parameters: [...keys, id(false, 'The document; omit to list the ids.'), query('since', TIMESTAMP, 'Only when listing: ids of documents updated after this instant.')],
+    parameters: [...keys, id(false, 'The document; omit to list the ids.'), query('since', TIMESTAMP, 'Only when listing: ids of documents updated after this instant.'),
+      header('If-None-Match', { type: 'string' }, 'ETag(s) the client holds: 304 without a body when the stored document has one of them.')],
     responses: {
       200: response('The document, or the list of ids.', {
         content: { '*/*': { schema: {} }, 'application/json': { schema: { type: 'array', items: { type: 'string' } } } },
         headers: { ETag: ref('headers', 'ETag'), 'Last-Modified': ref('headers', 'LastModified') }
       }),
+      304: response('The document has not changed from the ETag named in If-None-Match.', { headers: { ETag: ref('headers', 'ETag') } }),
       ...errorResponses(400, 401, 403, 404, 429)
     }
   })
@@ -258,13 +261,13 @@ function documentPath ({ name, title, docParam, activityId, agent, registration,
         `1.0.3 ${name === 'State' ? 'overwrites it' : 'answers 409 if it exists, 400 otherwise'}.` + write,
       parameters: [...keys, id(true, 'The document.'), ifMatch, ifNoneMatch],
       requestBody: { required: true, content: { '*/*': { schema: {} } } },
-      responses: { ...written, ...errorResponses(400, 401, 403, 409, 412, 413, 429) }
+      responses: { ...stored, ...errorResponses(400, 401, 403, 409, 412, 413, 429) }
     }),
     post: operation(tag, `post${name}`, `Merge JSON into a ${title} document`, {
       description: 'The top-level properties of the posted JSON object replace the stored object\'s (which must be JSON); absent, it is created.' + write,
       parameters: [...keys, id(true, 'The document.'), ifMatch, ifNoneMatch],
       requestBody: { required: true, content: json({ type: 'object' }) },
-      responses: { ...written, ...errorResponses(400, 401, 403, 412, 413, 429) }
+      responses: { ...stored, ...errorResponses(400, 401, 403, 412, 413, 429) }
     }),
     delete: operation(tag, `delete${name}`, `Delete a ${title} document${deleteMany ? ', or all of them' : ''}`, {
       description: (deleteMany ? `Without \`${docParam}\`: every document of the activity, agent and registration.` : '') + write,

@@ -27,6 +27,31 @@ test('document resources (Communication 2.2, 3.1)', async (t) => {
     assert.ok(got.headers.get('last-modified'))
   })
 
+  await t.test('PUT and POST answer with the ETag of what they stored, and If-Match with it needs no read back', async () => {
+    const url = profileUrl(`etag-${crypto.randomUUID()}`)
+    const put = await xapi(url, { method: 'PUT', body: { a: 1 }, headers: { 'If-None-Match': '*' } })
+    assert.equal(put.status, 204)
+    assert.equal(put.headers.get('etag'), `"${sha1(JSON.stringify({ a: 1 }))}"`)
+    const merged = await xapi(url, { method: 'POST', body: { b: 2 }, headers: { 'If-Match': put.headers.get('etag') } })
+    assert.equal(merged.status, 204)
+    assert.equal(merged.headers.get('etag'), `"${sha1(JSON.stringify({ a: 1, b: 2 }))}"`)
+    assert.equal(merged.headers.get('etag'), (await xapi(url)).headers.get('etag'))
+    const created = await xapi(stateUrl(`post-${crypto.randomUUID()}`), { method: 'POST', body: { c: 3 } })
+    assert.equal(created.headers.get('etag'), `"${sha1(JSON.stringify({ c: 3 }))}"`)
+  })
+
+  await t.test('GET with If-None-Match naming the current ETag is 304 without a body; another ETag gets the document', async () => {
+    const url = stateUrl(`inm-${crypto.randomUUID()}`)
+    const etag = (await xapi(url, { method: 'PUT', body: { v: 1 } })).headers.get('etag')
+    const same = await xapi(url, { headers: { 'If-None-Match': etag } })
+    assert.equal(same.status, 304)
+    assert.equal(same.headers.get('etag'), etag)
+    assert.equal(same.buffer.length, 0)
+    const other = await xapi(url, { headers: { 'If-None-Match': '"0000"' } })
+    assert.equal(other.status, 200)
+    assert.deepEqual(other.json, { v: 1 })
+  })
+
   await t.test('If-Match with the current ETag updates; with another ETag it is 412 and nothing changes', async () => {
     const url = stateUrl('cas')
     await xapi(url, { method: 'PUT', body: { v: 1 } })

@@ -49,6 +49,9 @@ function documentRoutes (spec, { config, credentials, documents, validator }) {
     if (!doc) throw errors.NotFound(`no document with ${spec.docParam} "${p.docId}"`)
     res.setHeader('ETag', `"${doc.etag}"`)
     res.setHeader('Last-Modified', httpDate(doc.updated))
+    // RFC 7232 4.1: a client holding this version gets no body again.
+    const { ifNoneMatch } = conditionsOf(req)
+    if (ifNoneMatch && matches(ifNoneMatch, doc.etag)) return res.status(304).end()
     res.setHeader('Content-Type', doc.contentType)
     res.end(doc.content)
   })
@@ -65,7 +68,7 @@ function documentRoutes (spec, { config, credentials, documents, validator }) {
     } else {
       await putWithoutPrecondition(p.key, value, req.xapiVersion)
     }
-    res.status(204).end()
+    written(res, value)
   })
 
   // Communication 3.1.s3: a PUT without If-Match/If-None-Match.
@@ -121,14 +124,16 @@ function documentRoutes (spec, { config, credentials, documents, validator }) {
       if (ifMatch && !matches(ifMatch, etag)) throw errors.PreconditionFailed('If-Match does not match the stored document')
       if (ifNoneMatch && current && matches(ifNoneMatch, etag)) throw errors.PreconditionFailed('If-None-Match: the document exists')
       if (!current) {
-        if (await documents.insert(p.key, newValue(Buffer.from(JSON.stringify(posted)), 'application/json'))) return res.status(204).end()
+        const value = newValue(Buffer.from(JSON.stringify(posted)), 'application/json')
+        if (await documents.insert(p.key, value)) return written(res, value)
         continue
       }
       const stored = mergeableObject(current.contentType, current.content, config) // it may have come by PUT
       if (stored === NOT_JSON) throw errors.BadRequest('the stored document is not JSON, so it cannot be merged: use PUT')
       if (stored === NOT_AN_OBJECT) throw errors.BadRequest('the stored document is not a JSON object, so it cannot be merged: use PUT')
       const merged = withinSize(Buffer.from(JSON.stringify({ ...stored, ...posted })))
-      if (await documents.replace(p.key, newValue(merged, 'application/json'), { etag })) return res.status(204).end()
+      const value = newValue(merged, 'application/json')
+      if (await documents.replace(p.key, value, { etag })) return written(res, value)
       if (ifMatch) throw errors.PreconditionFailed('the document changed while merging')
       await new Promise((resolve) => setTimeout(resolve, Math.random() * MERGE_BACKOFF_MS))
     }
@@ -151,6 +156,13 @@ function documentRoutes (spec, { config, credentials, documents, validator }) {
     }
     res.status(204).end()
   })
+
+  // 204 with the new version's ETag, so a client can make its next change
+  // with If-Match without reading the document back.
+  function written (res, value) {
+    res.setHeader('ETag', `"${value.etag}"`)
+    res.status(204).end()
+  }
 
   async function deleteIfMatch (key, ifMatch) {
     for (const tag of ifMatch.tags) if (await documents.delete(key, { etag: tag })) return true
