@@ -8,8 +8,14 @@
 // validation capacity without adding writers that contend for one lock.
 
 const { loadConfig } = require('./src/config')
+const { EXIT_STARTUP } = require('./src/errors')
 
 const config = loadConfig()
+// A process that cannot start (bad configuration, a damaged store) exits
+// with EXIT_STARTUP: PM2 leaves it stopped rather than restarting it in a
+// loop, and pm2-runtime, with nothing left running, exits (non-zero), so a
+// container shows the failure instead of looking up while serving nothing.
+const stopExitCodes = [EXIT_STARTUP]
 // Above the graceful shutdown bound, so a worker always flushes its write
 // batcher, and the writer commits what it holds, before PM2 would kill it.
 const killTimeout = config.shutdownTimeoutMs + 5000
@@ -24,6 +30,7 @@ const writer = {
   listen_timeout: 30000,
   kill_timeout: killTimeout,
   autorestart: true,
+  stop_exit_codes: stopExitCodes,
   env: { NODE_ENV: 'production' }
 }
 
@@ -36,6 +43,7 @@ const workers = {
   listen_timeout: 30000,
   kill_timeout: killTimeout,
   autorestart: true,
+  stop_exit_codes: stopExitCodes,
   // A batch's statements live until the database acknowledges them (tens
   // of ms). With V8's small default young generation they outlive a
   // scavenge or two and are copied, then promoted and marked: at batch 20

@@ -7,6 +7,7 @@
 
 const path = require('node:path')
 const Ajv = require('ajv')
+const { StartupError } = require('./errors')
 
 const SETTINGS = [
   { key: 'port', env: 'PORT', type: 'integer', default: 8080, minimum: 0, maximum: 65535, doc: 'HTTP listen port.' },
@@ -79,14 +80,14 @@ function loadConfig (env = process.env) {
       const setting = SETTINGS.find((s) => '/' + s.key === e.instancePath)
       return `${setting ? setting.env : e.instancePath} ${e.message}`
     })
-    throw new Error(`invalid configuration: ${problems.join('; ')}`)
+    throw new StartupError(`invalid configuration: ${problems.join('; ')}`)
   }
-  if (raw.adminUser && !raw.adminPassword) throw new Error('invalid configuration: LRS_ADMIN_PASSWORD is required with LRS_ADMIN_USER')
-  if (raw.adminUser.includes(':')) throw new Error('invalid configuration: LRS_ADMIN_USER must not contain ":"')
+  if (raw.adminUser && !raw.adminPassword) throw new StartupError('invalid configuration: LRS_ADMIN_PASSWORD is required with LRS_ADMIN_USER')
+  if (raw.adminUser.includes(':')) throw new StartupError('invalid configuration: LRS_ADMIN_USER must not contain ":"')
   const corsOrigins = raw.corsOrigins.split(',').map((o) => o.trim()).filter(Boolean)
   const forwardUrls = raw.forwardUrls ? raw.forwardUrls.split(',').map((u) => u.trim()).filter(Boolean) : []
   for (const u of forwardUrls) {
-    try { new URL(u) } catch { throw new Error(`invalid configuration: LRS_FORWARD_URLS has a bad URL: ${u}`) } // eslint-disable-line no-new
+    try { new URL(u) } catch { throw new StartupError(`invalid configuration: LRS_FORWARD_URLS has a bad URL: ${u}`) } // eslint-disable-line no-new
   }
   return Object.freeze({
     ...raw,

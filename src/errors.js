@@ -42,8 +42,29 @@ const errors = {
   PayloadTooLarge: define('LRS_ERR_PAYLOAD_TOO_LARGE', 413, 'Request body too large'),
   TooManyRequests: define('LRS_ERR_OVERLOADED', 429, 'The LRS is at capacity; retry shortly'),
   Internal: define('LRS_ERR_INTERNAL', 500, 'Internal server error'),
+  StoreFull: define('LRS_ERR_STORE_FULL', 507, 'The store is full: no space is left on its disk. Retry once space has been freed'),
   DatabaseUnavailable: define('LRS_ERR_DATABASE_UNAVAILABLE', 503, 'The database is unavailable; retry shortly'),
   QueryTimeout: define('LRS_ERR_QUERY_TIMEOUT', 504, 'The query ran longer than LRS_QUERY_TIMEOUT_MS: narrow it (agent, verb, activity, registration, a since/until range) or ask for a smaller limit')
 }
 
-module.exports = { LrsError, errors }
+// What stops a process from starting (its configuration, a damaged store):
+// the message says what is wrong and what to do, so it is printed alone,
+// without a stack, and the process exits with EXIT_STARTUP, which PM2 does
+// not restart (ecosystem.config.js): restarting cannot mend it.
+class StartupError extends Error {
+  constructor (message, options) {
+    super(message, options)
+    this.name = 'StartupError'
+  }
+}
+const EXIT_STARTUP = 78 // EX_CONFIG
+
+// Under PM2 with wait_ready, a process that exits before saying 'ready' is
+// waited for until listen_timeout and then counted online, so pm2-runtime
+// never sees that nothing runs: the process says 'ready' on its way out.
+function exitAfterStartFailure (code) {
+  if (process.send && process.connected) process.send('ready', () => process.exit(code))
+  else process.exit(code)
+}
+
+module.exports = { LrsError, errors, StartupError, EXIT_STARTUP, exitAfterStartFailure }

@@ -7,6 +7,7 @@ const crypto = require('node:crypto')
 const http = require('node:http')
 const net = require('node:net')
 const { loadConfig } = require('./config')
+const { EXIT_STARTUP, exitAfterStartFailure } = require('./errors')
 const { createLogger } = require('./logger')
 const { openStorage } = require('./storage')
 const { createCredentialStore } = require('./auth/credential-store')
@@ -103,8 +104,9 @@ async function main () {
 
 if (require.main === module) {
   main().catch((err) => {
-    process.stderr.write(`failed to start: ${err.stack || err.message}\n`)
-    process.exit(1)
+    const startup = err.name === 'StartupError'
+    process.stderr.write(`failed to start: ${startup ? err.message : err.stack || err.message}\n`)
+    exitAfterStartFailure(startup ? EXIT_STARTUP : 1)
   })
 }
 

@@ -25,6 +25,7 @@ function errorHandler () {
     if (res.headersSent) return res.destroy()
     if (e.headers) res.set(e.headers)
     if (e.status === 503 || e.status === 429) res.set('Retry-After', res.get('Retry-After') || '1')
+    if (e.status === 507) res.set('Retry-After', res.get('Retry-After') || '60') // until an operator frees space
     res.status(e.status)
     res.set('Content-Type', 'application/json; charset=utf-8')
     res.end(JSON.stringify({ error: true, code: e.code, message: e.message, requestId: req.id }))

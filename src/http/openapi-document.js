@@ -65,9 +65,9 @@ function response (description, { content, headers = {} } = {}) {
 
 // ---- errors ----------------------------------------------------------------
 
-// One shared response per status, all with the Error body. 500 and 503 can
-// answer any request that reaches code or database, so every operation
-// that lists its errors gets them.
+// One shared response per status, all with the Error body. 500, 503 and
+// 507 can answer any request that reaches code or database, so every
+// operation that lists its errors gets them.
 const ERROR_RESPONSES = {
   400: ['BadRequest', 'The request is malformed: a parameter, header or body the LRS cannot accept (the message names it).'],
   401: ['Unauthorized', 'No valid HTTP Basic credentials.', { 'WWW-Authenticate': responseHeader('`Basic realm="xAPI"`') }],
@@ -79,12 +79,13 @@ const ERROR_RESPONSES = {
   429: ['TooManyRequests', 'The LRS is at capacity; retry after Retry-After seconds.', { 'Retry-After': ref('headers', 'RetryAfter') }],
   500: ['InternalError', 'An unexpected error; the details are in the log under the requestId.'],
   503: ['ServiceUnavailable', 'The database is unavailable; retry after Retry-After seconds.', { 'Retry-After': ref('headers', 'RetryAfter') }],
+  507: ['StoreFull', 'The store\'s disk is full (LRS_ERR_STORE_FULL); writes resume once an operator frees space.', { 'Retry-After': ref('headers', 'RetryAfter') }],
   504: ['QueryTimeout', 'The query ran longer than LRS_QUERY_TIMEOUT_MS: narrow it or ask for a smaller limit.']
 }
 
 function errorResponses (...statuses) {
   const out = {}
-  for (const status of [...statuses, 500, 503]) out[status] = ref('responses', ERROR_RESPONSES[status][0])
+  for (const status of [...statuses, 500, 503, 507]) out[status] = ref('responses', ERROR_RESPONSES[status][0])
   return out
 }
 
@@ -308,7 +309,7 @@ function definitionPath ({ tag, operationId, summary, description, parameter, re
 
 const HEALTH = {
   200: response('Up.', { content: json(schema('Health')) }),
-  503: response('Down (or shutting down); the reason goes to the log.', { content: json(schema('Health')) })
+  503: response('Down (or shutting down); the reason goes to the log, except `store full`, which is named.', { content: json(schema('Health')) })
 }
 
 function operationsPaths () {
@@ -416,7 +417,7 @@ function schemas () {
       message: { type: 'string' },
       requestId: { type: 'string', description: 'Also the X-Request-Id header and the log\'s reqId.' }
     }, ['error', 'code', 'message', 'requestId']),
-    Health: object({ status: { enum: ['up', 'down'] } }, ['status']),
+    Health: object({ status: { enum: ['up', 'down'] }, reason: { enum: ['store full'] } }, ['status']),
     About: object({ version: { type: 'array', items: { type: 'string' } }, extensions: { type: 'object' } }, ['version']),
     Agent: object({
       objectType: { enum: ['Agent', 'Group'] },

@@ -39,10 +39,18 @@ async function readJson (file) {
   }
 }
 
+// Written whole, then renamed over the file: readers never see half of
+// it. A failed write (a full disk) removes its temporary file, or one
+// would be left per worker per publish.
 async function writeJson (file, value) {
   const tmp = `${file}.${process.pid}.${crypto.randomBytes(4).toString('hex')}.tmp`
-  await fs.promises.writeFile(tmp, JSON.stringify(value))
-  await fs.promises.rename(tmp, file)
+  try {
+    await fs.promises.writeFile(tmp, JSON.stringify(value))
+    await fs.promises.rename(tmp, file)
+  } catch (err) {
+    await fs.promises.rm(tmp, { force: true })
+    throw err
+  }
 }
 
 // Counters and histograms only: what must keep counting after a worker.

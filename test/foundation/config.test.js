@@ -40,3 +40,12 @@ test('limits and lists are validated too', () => {
   assert.deepEqual(loadConfig({ LRS_CORS_ORIGINS: 'https://a.example, https://b.example' }).corsOrigins, ['https://a.example', 'https://b.example'])
   assert.equal(loadConfig({ LRS_TRUST_PROXY: '1' }).trustProxy, 1)
 })
+
+test('a bad setting stops `node src/server.js` with one line naming it, no stack trace, and an exit code PM2 does not restart', () => {
+  const { spawnSync } = require('node:child_process')
+  const path = require('node:path')
+  const run = spawnSync(process.execPath, [path.join(__dirname, '../../src/server.js')], { env: { ...process.env, LRS_INSTANCES: 'many', MONGODB_URI: '' }, encoding: 'utf8', timeout: 20000 })
+  assert.equal(run.status, 78)
+  assert.equal(run.stderr.trim().split('\n').length, 1, run.stderr)
+  assert.match(run.stderr, /^failed to start: invalid configuration: LRS_INSTANCES must match pattern/)
+})

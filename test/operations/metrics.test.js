@@ -76,3 +76,19 @@ test('forwarding outbox depth, age and dead letters per upstream', async () => {
   assert.ok(sample(text, 'lrs_forward_outbox_oldest_age_seconds', 'upstream="127.0.0.1:9/xapi"') >= 0)
   assert.equal(sample(text, 'lrs_forward_dead_letters', 'upstream="127.0.0.1:9/xapi"'), 0)
 })
+
+test('a metrics publish that fails leaves no temporary file behind', async () => {
+  const fs = require('node:fs')
+  const path = require('node:path')
+  const lrs = await startLrs({ LRS_METRICS_PUBLISH_MS: '100' })
+  const dir = path.join(lrs.config.dataDir, 'metrics')
+  const published = () => fs.existsSync(dir) && fs.readdirSync(dir).find((name) => /^worker-.*\.json$/.test(name))
+  assert.ok(await until(published))
+  const own = published()
+  // the published file replaced by a folder with something in it: every
+  // publish now fails at its rename, as one on a full disk fails at its write
+  fs.rmSync(path.join(dir, own))
+  fs.mkdirSync(path.join(dir, own, 'blocker'), { recursive: true })
+  await new Promise((resolve) => setTimeout(resolve, 500))
+  assert.deepEqual(fs.readdirSync(dir).filter((name) => name.endsWith('.tmp')), [])
+})

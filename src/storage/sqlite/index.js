@@ -9,13 +9,15 @@
 // limit, so it holds the event loop for well under a millisecond. See
 // open.js for what an acknowledged write guarantees.
 
-const { openDatabase, databaseFile } = require('./open')
+const { openDatabase, databaseFile, storeProblem } = require('./open')
 const { ensureSchema } = require('./schema')
 const { startWriter } = require('./writer')
 const { connectWriter } = require('./writer-client')
 const { writerSocketPath } = require('./writer-socket')
 const { translateError } = require('./errors')
 const { translateErrors } = require('../translate-errors')
+const { watchDiskFull } = require('./disk-full')
+const { errors } = require('../../errors')
 const { statementsRepository } = require('./statements')
 const { documentsRepository } = require('./documents')
 const { attachmentsRepository } = require('./attachments')
@@ -23,26 +25,29 @@ const { credentialsRepository } = require('./credentials')
 const { outboxRepository } = require('./outbox')
 const { settingsRepository } = require('./settings')
 
-// `hooks.walLimitBytes`, `hooks.mergeStatements`, `hooks.middleStatements`:
-// tests only, a smaller WAL bound and index merges after fewer statements
-// (writer-thread.js).
+// `hooks.walLimitBytes`, `hooks.mergeStatements`, `hooks.middleStatements`,
+// `hooks.maxPageCount`, `hooks.resumeFreeBytes`: tests only, a smaller WAL
+// bound, index merges after fewer statements (writer-loop.js), a file
+// that is full at that many pages (disk-full.js).
 function openSqliteStorage (config, logger, { hooks = {} } = {}) {
   const db = openDatabase(config.dataDir)
-  db.exec('BEGIN IMMEDIATE') // the workers of one LRS start together: one makes the schema
   try {
+    db.exec('BEGIN IMMEDIATE') // the workers of one LRS start together: one makes the schema
     ensureSchema(db)
     db.exec('COMMIT')
   } catch (err) {
-    db.exec('ROLLBACK')
-    throw err
+    if (db.inTransaction) db.exec('ROLLBACK')
+    db.close()
+    throw storeProblem(databaseFile(config.dataDir), err)
   }
   db.pragma('query_only = ON')
   const writer = config.sqliteWriter === 'process'
     ? connectWriter(writerSocketPath(config.dataDir), logger, { waitMs: config.writerWaitMs })
-    : startWriter(config.dataDir, logger, { walLimitBytes: hooks.walLimitBytes, mergeStatements: hooks.mergeStatements, middleStatements: hooks.middleStatements })
+    : startWriter(config.dataDir, logger, { walLimitBytes: hooks.walLimitBytes, mergeStatements: hooks.mergeStatements, middleStatements: hooks.middleStatements, maxPageCount: hooks.maxPageCount })
+  const diskFull = watchDiskFull(writer, { dataDir: config.dataDir, logger, resumeFreeBytes: hooks.resumeFreeBytes })
   const ready = writer.ready.then(() => logger.info({ file: databaseFile(config.dataDir) }, 'database ready'))
   ready.catch((err) => logger.error({ err }, 'database writer failed to start'))
-  const options = { writer }
+  const options = { writer: diskFull.writer }
   const repositories = {
     statements: statementsRepository(db, options),
     documents: documentsRepository(db, options),
@@ -58,6 +63,7 @@ function openSqliteStorage (config, logger, { hooks = {} } = {}) {
     async ping () {
       await ready
       if (writer.failed) throw writer.failed
+      if (diskFull.isFull()) throw errors.StoreFull()
       db.prepare('SELECT 1').get()
       return true
     },

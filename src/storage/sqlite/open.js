@@ -13,6 +13,7 @@
 const fs = require('node:fs')
 const path = require('node:path')
 const Database = require('better-sqlite3')
+const { StartupError } = require('../../errors')
 
 const FILE_NAME = 'lrs.sqlite'
 // 16 KiB pages hold seven 2 KB statements where 4 KiB pages hold one (a
@@ -28,10 +29,16 @@ function databaseFile (dataDir) {
 }
 
 function openDatabase (dataDir, { busyTimeoutMs = 5000 } = {}) {
-  fs.mkdirSync(dataDir, { recursive: true })
-  const db = new Database(databaseFile(dataDir))
-  db.pragma(`page_size = ${PAGE_SIZE}`) // a new file only; kept by an existing one
-  db.pragma('journal_mode = WAL')
+  const file = databaseFile(dataDir)
+  let db
+  try {
+    fs.mkdirSync(dataDir, { recursive: true })
+    db = new Database(file)
+    db.pragma(`page_size = ${PAGE_SIZE}`) // a new file only; kept by an existing one
+    db.pragma('journal_mode = WAL') // the first read of the file: a damaged header fails here
+  } catch (err) {
+    throw storeProblem(file, err)
+  }
   db.pragma('synchronous = FULL')
   db.pragma(`busy_timeout = ${busyTimeoutMs}`)
   db.pragma('cache_size = -65536') // 64 MiB of page cache per connection
@@ -46,4 +53,18 @@ function openDatabase (dataDir, { busyTimeoutMs = 5000 } = {}) {
   return db
 }
 
-module.exports = { openDatabase, databaseFile }
+// A store that cannot be opened, or whose schema cannot be read, stops the
+// start with what is wrong and what to do, naming the file; restarting
+// would not mend it. Other errors are left as they are.
+function storeProblem (file, err) {
+  const code = String(err && err.code)
+  if (/^SQLITE_(NOTADB|CORRUPT)/.test(code)) {
+    return new StartupError(`the SQLite store ${file} is damaged (${err.message}): restore it from a backup (docs/operations.md), or move it away to start an empty store`, { cause: err })
+  }
+  if (/^SQLITE_(CANTOPEN|PERM|READONLY|AUTH)/.test(code) || ['EACCES', 'EPERM', 'EROFS', 'ENOTDIR'].includes(code)) {
+    return new StartupError(`the SQLite store ${file} cannot be opened (${err.message}): check that LRS_DATA_DIR is a folder this user may read and write`, { cause: err })
+  }
+  return err
+}
+
+module.exports = { openDatabase, databaseFile, storeProblem }

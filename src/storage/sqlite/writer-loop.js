@@ -72,8 +72,10 @@ function statementCount ({ op, args }) {
 
 // `shared`: other writers may use the file (see YIELD_MS). `warn(message,
 // error)`: something to log that no sender waits for.
-function createWriterLoop ({ dataDir, walLimitBytes, mergeStatements, middleStatements, shared = true }, { warn }) {
+// `maxPageCount`: tests only, a file that is full at that many pages.
+function createWriterLoop ({ dataDir, walLimitBytes, mergeStatements, middleStatements, maxPageCount, shared = true }, { warn }) {
   const db = openDatabase(dataDir, { busyTimeoutMs: 0 }) // the schema is there: the opener made it
+  if (maxPageCount) db.pragma(`max_page_count = ${maxPageCount}`)
   const walFile = databaseFile(dataDir) + '-wal'
   const walLimit = walLimitBytes || DEFAULT_WAL_LIMIT_BYTES
   const mergeAt = mergeStatements || DEFAULT_MERGE_STATEMENTS

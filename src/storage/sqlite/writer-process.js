@@ -20,8 +20,9 @@
 const fs = require('node:fs')
 const net = require('node:net')
 const { loadConfig } = require('../../config')
+const { StartupError, EXIT_STARTUP, exitAfterStartFailure } = require('../../errors')
 const { createLogger } = require('../../logger')
-const { openDatabase, databaseFile } = require('./open')
+const { openDatabase, databaseFile, storeProblem } = require('./open')
 const { ensureSchema } = require('./schema')
 const { createWriterLoop } = require('./writer-loop')
 const { writerSocketPath, sendFrame, readFrames } = require('./writer-socket')
@@ -36,6 +37,8 @@ function makeSchema (dataDir) {
     db.exec('BEGIN IMMEDIATE')
     ensureSchema(db)
     db.exec('COMMIT')
+  } catch (err) {
+    throw storeProblem(databaseFile(dataDir), err)
   } finally {
     if (db.inTransaction) db.exec('ROLLBACK')
     db.close()
@@ -50,7 +53,7 @@ function claimSocket (socketPath) {
     const probe = net.createConnection(socketPath)
     probe.once('connect', () => {
       probe.destroy()
-      reject(new Error(`another writer serves this store (${socketPath})`))
+      reject(new StartupError(`another writer serves this store (${socketPath})`))
     })
     probe.once('error', (err) => {
       if (err.code !== 'ENOENT') fs.rmSync(socketPath, { force: true })
@@ -122,8 +125,9 @@ async function main () {
 
 if (require.main === module) {
   main().catch((err) => {
-    process.stderr.write(`SQLite writer failed to start: ${err.message}\n`)
-    process.exit(1)
+    const startup = err.name === 'StartupError'
+    process.stderr.write(`SQLite writer failed to start: ${startup ? err.message : err.stack}\n`)
+    exitAfterStartFailure(startup ? EXIT_STARTUP : 1)
   })
 }
 

@@ -7,8 +7,8 @@ const path = require('node:path')
 const { Worker } = require('node:worker_threads')
 const { errors } = require('../../errors')
 
-function startWriter (dataDir, logger, { walLimitBytes, mergeStatements, middleStatements } = {}) {
-  const worker = new Worker(path.join(__dirname, 'writer-thread.js'), { workerData: { dataDir, walLimitBytes, mergeStatements, middleStatements } })
+function startWriter (dataDir, logger, { walLimitBytes, mergeStatements, middleStatements, maxPageCount } = {}) {
+  const worker = new Worker(path.join(__dirname, 'writer-thread.js'), { workerData: { dataDir, walLimitBytes, mergeStatements, middleStatements, maxPageCount } })
   const pending = new Map()
   let next = 0
   let failed = null

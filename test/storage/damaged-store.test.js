@@ -1,0 +1,75 @@
+'use strict'
+
+// A store that cannot be opened stops the start with one line that names
+// the file and the cause, and an exit code PM2 does not restart, so that
+// pm2-runtime exits instead of staying up with nothing listening.
+
+const { test } = require('node:test')
+const assert = require('node:assert/strict')
+const fs = require('node:fs')
+const path = require('node:path')
+const { spawn, spawnSync } = require('node:child_process')
+const { startLrs, freshStore, ENGINE } = require('../helpers/lrs')
+const { statement } = require('../helpers/statements')
+
+const skip = ENGINE !== 'sqlite' && 'a damaged file is the sqlite engine\'s'
+const ROOT = path.join(__dirname, '../..')
+
+function start (script, dataDir) {
+  return spawnSync(process.execPath, [path.join(ROOT, script)], { env: { ...process.env, LRS_DATA_DIR: dataDir, HOST: '127.0.0.1', PORT: '0', LRS_LOG_LEVEL: 'silent' }, encoding: 'utf8', timeout: 30000 })
+}
+
+// A store with statements, closed.
+async function storeWithStatements () {
+  const lrs = await startLrs()
+  assert.equal((await lrs.client('/statements', { method: 'POST', body: Array.from({ length: 50 }, () => statement({ result: { response: 'r'.repeat(2000) } })) })).status, 200)
+  await lrs.close()
+  return path.join(lrs.config.dataDir, 'lrs.sqlite')
+}
+
+function assertRefused (run, file, cause) {
+  assert.equal(run.status, 78, run.stderr)
+  const lines = run.stderr.trim().split('\n')
+  assert.equal(lines.length, 1, `one line, no stack: ${run.stderr}`)
+  assert.ok(lines[0].includes(file), 'it names the file')
+  assert.match(lines[0], cause)
+  assert.match(lines[0], /restore it from a backup/)
+}
+
+test('random bytes, a broken header or a truncated file: the worker and the writer refuse to start, naming the file and the cause', { skip }, async () => {
+  const random = freshStore().LRS_DATA_DIR
+  fs.writeFileSync(path.join(random, 'lrs.sqlite'), require('node:crypto').randomBytes(100000))
+  const header = await storeWithStatements()
+  const fd = fs.openSync(header, 'r+')
+  fs.writeSync(fd, Buffer.from('not a database!!'), 0, 16, 0)
+  fs.closeSync(fd)
+  const truncated = await storeWithStatements()
+  fs.truncateSync(truncated, Math.floor(fs.statSync(truncated).size / 2))
+  for (const [dir, cause] of [[random, /is damaged \(file is not a database\)/], [path.dirname(header), /is damaged \(file is not a database\)/], [path.dirname(truncated), /is damaged \(database disk image is malformed\)/]]) {
+    const file = path.join(dir, 'lrs.sqlite')
+    assertRefused(start('src/server.js', dir), file, cause)
+    assertRefused(start('src/storage/sqlite/writer-process.js', dir), file, cause)
+  }
+})
+
+test('under pm2-runtime a damaged store ends the runtime with a non-zero code instead of restarting workers forever', { skip }, async (t) => {
+  const dir = freshStore().LRS_DATA_DIR
+  fs.writeFileSync(path.join(dir, 'lrs.sqlite'), Buffer.alloc(50000, 7))
+  const pm2Home = fs.mkdtempSync(path.join(dir, 'pm2-'))
+  const child = spawn(process.execPath, [path.join(ROOT, 'node_modules/pm2/bin/pm2-runtime'), 'start', 'ecosystem.config.js'], {
+    cwd: ROOT,
+    env: { ...process.env, PM2_HOME: pm2Home, LRS_DATA_DIR: dir, LRS_INSTANCES: '2', HOST: '127.0.0.1', PORT: '0', LRS_LOG_LEVEL: 'silent' },
+    stdio: ['ignore', 'pipe', 'pipe']
+  })
+  t.after(() => { if (child.exitCode === null) child.kill('SIGKILL') })
+  let out = ''
+  child.stdout.on('data', (d) => { out += d })
+  child.stderr.on('data', (d) => { out += d })
+  const started = Date.now()
+  const code = await new Promise((resolve) => child.once('exit', resolve))
+  assert.notEqual(code, 0)
+  assert.ok(Date.now() - started < 40000, 'it gave up within 40 s')
+  assert.match(out, /failed to start: the SQLite store .*lrs\.sqlite is damaged/)
+  assert.equal(out.match(/starting in -(fork|cluster) mode-/g).length, 3, 'the writer and two workers started once each, none again')
+  assert.equal(out.match(/exited with code \[78\]/g).length, 3)
+})
