@@ -2,10 +2,16 @@
 
 // A flood of wrong secrets for a known key, with a valid client measured
 // alongside: the valid client's latency must not suffer (issue 10: P99 < 1 s).
+// BENCH_VALID=cold: the valid client is another credential, never verified
+// before the flood, on its own connections (a new one every
+// BENCH_COLD_EVERY requests, so its verifications on each worker happen
+// during the flood) from another address (127.0.0.2): what a valid client
+// meets when it starts while someone else floods.
 //
 //   node bench/auth-flood.js      (BENCH_CONNECTIONS=40 flooding connections, BENCH_DURATION=8 s)
 
 const crypto = require('node:crypto')
+const http = require('node:http')
 const autocannon = require('autocannon')
 const { startLrs } = require('./lrs-process')
 const { startStore } = require('./store')
@@ -13,6 +19,8 @@ const { percentile, saveResult } = require('./report')
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS || 40)
 const DURATION = Number(process.env.BENCH_DURATION || 8)
+const COLD = process.env.BENCH_VALID === 'cold'
+const COLD_EVERY = Number(process.env.BENCH_COLD_EVERY || 50)
 
 const basic = (user, secret) => 'Basic ' + Buffer.from(`${user}:${secret}`).toString('base64')
 
@@ -29,11 +37,43 @@ async function validClient (url, until) {
   return { times, statuses }
 }
 
+// The cold client: keep-alive connections from 127.0.0.2, a new one (and
+// so, in turn, each worker) every COLD_EVERY requests.
+async function coldClient (url, auth, until) {
+  const times = []
+  const statuses = {}
+  let agent = null
+  for (let i = 0; Date.now() < until; i++) {
+    if (i % COLD_EVERY === 0) {
+      if (agent) agent.destroy()
+      agent = new http.Agent({ keepAlive: true, maxSockets: 1, localAddress: '127.0.0.2' })
+    }
+    const started = process.hrtime.bigint()
+    const status = await new Promise((resolve, reject) => {
+      http.get(url + '/xapi/statements?limit=1', { agent, headers: { Authorization: auth, 'X-Experience-API-Version': '1.0.3' } }, (res) => {
+        res.resume()
+        res.on('end', () => resolve(res.statusCode))
+      }).on('error', reject)
+    })
+    times.push(Number(process.hrtime.bigint() - started) / 1e6)
+    statuses[status] = (statuses[status] || 0) + 1
+  }
+  agent.destroy()
+  return { times, statuses }
+}
+
+async function createCredential (url, key) {
+  const res = await fetch(url + '/admin/credentials', { method: 'POST', headers: { Authorization: basic('bench', 'bench-secret'), 'Content-Type': 'application/json' }, body: JSON.stringify({ key, scopes: ['all'] }) })
+  if (res.status !== 201) throw new Error(`creating a credential: ${res.status}`)
+  return basic(key, (await res.json()).secret)
+}
+
 async function main () {
   const store = await startStore()
   const lrs = await startLrs({ store })
   // Warm: the valid credential is verified once per worker before the flood.
   for (let i = 0; i < 10; i++) await validClient(lrs.url, Date.now() + 1)
+  const coldAuth = COLD ? await createCredential(lrs.url, 'bench-cold') : null
   const statusCounts = {}
   const flood = autocannon({
     url: lrs.url + '/xapi/statements',
@@ -41,7 +81,7 @@ async function main () {
     duration: DURATION,
     requests: [{ setupRequest: (req) => ({ ...req, headers: { 'X-Experience-API-Version': '1.0.3', Authorization: basic('bench', crypto.randomUUID()) } }) }]
   }).on('response', (client, statusCode) => { statusCounts[statusCode] = (statusCounts[statusCode] || 0) + 1 })
-  const valid = await validClient(lrs.url, Date.now() + DURATION * 1000)
+  const valid = COLD ? await coldClient(lrs.url, coldAuth, Date.now() + DURATION * 1000) : await validClient(lrs.url, Date.now() + DURATION * 1000)
   await flood
   await lrs.stop()
   await store.stop()
@@ -49,6 +89,7 @@ async function main () {
     date: new Date().toISOString(),
     engine: store.engine,
     floodConnections: CONNECTIONS,
+    validClientKind: COLD ? `cold (new connection every ${COLD_EVERY} requests, from 127.0.0.2)` : 'warm',
     durationSec: DURATION,
     floodStatusCounts: statusCounts,
     validClient: { requests: valid.times.length, statuses: valid.statuses, p50Ms: percentile(valid.times, 50), p99Ms: percentile(valid.times, 99), maxMs: percentile(valid.times, 100) }

@@ -10,6 +10,7 @@ const { cors } = require('./http/cors')
 const { xapiVersion, fallbackVersion } = require('./http/xapi-version')
 const { errorHandler, notFound } = require('./http/error-handler')
 const { authenticate } = require('./auth/basic-auth')
+const { createRefusalPacer } = require('./http/refusal-pacing')
 const { aboutRoutes } = require('./resources/about/about-routes')
 const { xapiResourceRoutes } = require('./resources/routes')
 const { consistentThrough } = require('./resources/statements/statements-routes')
@@ -22,6 +23,7 @@ const { version: packageVersion } = require('../package.json')
 function createApp (deps) {
   const { config, logger, lifecycle, credentials, shedLoad, readBodies, instruments } = deps
   const openapi = openapiDocument({ version: packageVersion })
+  const paced = createRefusalPacer({ perSecond: config.refusalsPerSecond, holdMaxMs: config.refusalHoldMaxMs, lifecycle })
   const openapiJson = JSON.stringify(openapi)
   const app = express()
   app.disable('x-powered-by')
@@ -47,14 +49,14 @@ function createApp (deps) {
   xapi.use(cors(config))
   xapi.use(aboutRoutes(deps))
   xapi.use('/statements', consistentThrough(config)) // on every statements response, 401 included
-  xapi.use(authenticate(credentials)) // before the body is read
-  xapi.use(shedLoad)
+  xapi.use(paced(authenticate(credentials))) // before the body is read
+  xapi.use(paced(shedLoad))
   xapi.use(readBodies)
   xapi.use(xapiResourceRoutes(deps, { versionCheck: xapiVersion(config) }))
   app.use('/xapi', xapi)
 
   const admin = express.Router({ caseSensitive: true })
-  admin.use(authenticate(credentials))
+  admin.use(paced(authenticate(credentials)))
   admin.use(express.json({ limit: '1mb' }))
   admin.use(adminRoutes(deps))
   app.use('/admin', admin)

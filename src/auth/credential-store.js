@@ -15,10 +15,16 @@
 // - a failed (key, secret) pair is remembered too, and answered without
 //   scrypt the next time;
 // - scrypt runs on the thread pool, one verification at a time per worker,
-//   with a short queue; beyond it requests get 429;
+//   with a short queue; beyond it requests get 429. Verifications for a key
+//   and from an address that have no failures go first: a valid client's
+//   first request does not wait behind a flood of wrong secrets;
 // - more than LRS_AUTH_MAX_FAILURES failures within LRS_AUTH_FAILURE_WINDOW_S
 //   for one key or from one client address get 429 with Retry-After until
 //   the window ends (per worker). Headers already verified are not limited.
+//   Verifications in flight count towards the limit: with failures counted
+//   only once scrypt had finished, 40 concurrent wrong secrets all queued
+//   their 60 ms scrypt (2.4 s of queue, a valid client's verification
+//   behind it) before the first one counted.
 
 const crypto = require('node:crypto')
 const { errors } = require('../errors')
@@ -36,13 +42,15 @@ function createCredentialStore ({ config, storage, logger }) {
   const failed = new BoundedMap(MAX_REMEMBERED) // sha256(header) -> key
   const failures = new BoundedMap(MAX_REMEMBERED) // "key:<k>" | "addr:<a>" -> { count, until }
   const pending = new Map() // sha256(header) -> verification in progress
+  const attempts = new Map() // "key:<k>" | "addr:<a>" -> verifications in flight
   let timer = null
   let pollTimer = null
   let mark = null
   let lastRefresh = 0
   let refreshing = null
-  let verifying = Promise.resolve()
-  let queued = 0
+  const clean = [] // verifications waiting whose key and address had no failures
+  const suspect = [] // the others
+  let running = false
 
   if (config.adminUser) {
     byKey.set(config.adminUser, { key: config.adminUser, secretHash: hashSecret(config.adminPassword), scopes: ['all', 'admin'] })
@@ -120,13 +128,22 @@ function createCredentialStore ({ config, storage, logger }) {
   }
 
   // Seconds until the failure window of this key or address ends, or 0.
+  // Verifications in flight count as failures until they end (1 s then:
+  // they end within that).
   function blockedFor (names, now) {
     let wait = 0
     for (const name of names) {
       const f = failures.get(name)
-      if (f && f.until > now && f.count >= config.authMaxFailures) wait = Math.max(wait, Math.ceil((f.until - now) / 1000))
+      const failed = f && f.until > now ? f.count : 0
+      if (failed >= config.authMaxFailures) wait = Math.max(wait, Math.ceil((f.until - now) / 1000))
+      else if (failed + (attempts.get(name) || 0) >= config.authMaxFailures) wait = Math.max(wait, 1)
     }
     return wait
+  }
+
+  // No failure and no verification in flight for the key or the address.
+  function isFirst (names, now) {
+    return names.every((name) => { const f = failures.get(name); return !attempts.has(name) && !(f && f.until > now && f.count > 0) })
   }
 
   function recordFailure (names, now) {
@@ -137,16 +154,34 @@ function createCredentialStore ({ config, storage, logger }) {
     }
   }
 
+  function countAttempt (names, delta) {
+    for (const name of names) {
+      const n = (attempts.get(name) || 0) + delta
+      if (n > 0) attempts.set(name, n)
+      else attempts.delete(name)
+    }
+  }
+
   // One scrypt at a time: a flood of wrong secrets then costs at most one
   // thread-pool thread per worker, and the event loop none.
-  function verifyQueued (secret, hash) {
-    if (queued >= MAX_QUEUED_VERIFICATIONS) {
+  function verifyQueued (secret, hash, { first }) {
+    const queue = first ? clean : suspect
+    if (queue.length >= MAX_QUEUED_VERIFICATIONS) {
       throw errors.TooManyRequests('too many credentials are being verified; retry shortly', { headers: { 'Retry-After': '1' } })
     }
-    queued++
-    const result = verifying.then(() => verifySecret(secret, hash)).finally(() => { queued-- })
-    verifying = result.catch(() => {})
-    return result
+    return new Promise((resolve, reject) => {
+      queue.push(() => verifySecret(secret, hash).then(resolve, reject))
+      if (!running) runQueued()
+    })
+  }
+
+  async function runQueued () {
+    running = true
+    try {
+      for (let job = clean.shift() || suspect.shift(); job; job = clean.shift() || suspect.shift()) await job()
+    } finally {
+      running = false
+    }
   }
 
   // The credential for an Authorization header value, or null. Throws
@@ -179,15 +214,24 @@ function createCredentialStore ({ config, storage, logger }) {
       credential = byKey.get(key)
     }
     const secret = decoded.slice(colon + 1)
-    let ok = false
     // scrypt pads a short secret with zero bytes, so "s" and "s\0" would
     // both pass: a secret never holds one
-    if (credential && !failed.has(digest) && !secret.includes('\0')) {
-      ok = await verifyQueued(secret, credential.secretHash)
+    if (!credential || failed.has(digest) || secret.includes('\0')) {
+      failed.set(digest, key)
+      recordFailure(names, now)
+      return null
+    }
+    const first = isFirst(names, now)
+    countAttempt(names, 1)
+    let ok
+    try {
+      ok = await verifyQueued(secret, credential.secretHash, { first })
+    } finally {
+      countAttempt(names, -1)
     }
     if (!ok) {
       failed.set(digest, key)
-      recordFailure(names, now)
+      recordFailure(names, Date.now())
       return null
     }
     verified.set(digest, credential)

@@ -113,3 +113,24 @@ test('the same wrong secret again is answered from memory, and concurrent first 
   assert.deepEqual([...new Set(results.slice(30).map((r) => r.status))], [401])
   assert.ok(Date.now() - started < 1500, `${Date.now() - started} ms`)
 })
+
+test('a flood of wrong secrets queues at most LRS_AUTH_MAX_FAILURES verifications per key and address, and a valid client\'s first verification goes ahead of them', async () => {
+  const lrs = await startLrs({ LRS_TRUST_PROXY: 'true', LRS_AUTH_MAX_FAILURES: '5', LRS_REFUSALS_PER_SECOND: '10000' })
+  const created = await lrs.http('/admin/credentials', { method: 'POST', body: { key: 'valid', scopes: ['all'] } })
+  assert.equal(created.status, 201)
+  // 40 wrong secrets at once from one address; counted only once scrypt
+  // had finished, all 40 queued a verification (60 ms each)
+  const answers = []
+  let firstAnswer
+  const answered = new Promise((resolve) => { firstAnswer = resolve })
+  const flood = Array.from({ length: 40 }, (_, i) => lrs.client('/statements?limit=1', { auth: [ADMIN.user, `wrong-${i}`], headers: { 'X-Forwarded-For': '10.0.0.1' } })
+    .then((r) => { answers.push(r.status); firstAnswer() }))
+  await answered
+  const valid = await lrs.client('/statements?limit=1', { auth: ['valid', created.json.secret], headers: { 'X-Forwarded-For': '10.0.0.2' } })
+  const verifiedBefore = answers.filter((s) => s === 401).length
+  await Promise.all(flood)
+  assert.equal(valid.status, 200)
+  assert.ok(answers.filter((s) => s === 401).length <= 5, `${answers.filter((s) => s === 401).length} wrong secrets verified`)
+  assert.deepEqual([...new Set(answers)].sort(), [401, 429])
+  assert.ok(verifiedBefore <= 3, `the valid client waited for ${verifiedBefore} wrong secrets' verifications`)
+})
