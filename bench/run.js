@@ -10,8 +10,13 @@
 // (the scenarios that need the store itself are skipped then).
 //
 // Every run writes bench/results/<date-time>/: results.json, report.md
-// (machine, versions, settings, every figure, how to reproduce) and
-// plots/*.svg, which the report embeds.
+// (machine, its load at the start and end, versions, settings, every
+// figure, how to reproduce) and plots/*.svg, which the report embeds.
+//
+// `--compare old/results.json` adds, after the run, every figure's change
+// against that earlier run (printed, and in report.md);
+// `npm run bench -- --compare A.json B.json` compares two results files
+// and runs nothing.
 
 const fs = require('node:fs')
 const os = require('node:os')
@@ -22,6 +27,8 @@ const { scenarios } = require('./scenarios')
 const { renderSvg } = require('./plots')
 const { writeReport } = require('./bench-report')
 const { combineRuns } = require('./repetitions')
+const { sampleMachineLoad, scenarioLoad, busyReasons, BUSY_WARNING } = require('./machine-load')
+const { readResults, compareResults, comparisonMarkdown } = require('./compare')
 
 function gitCommit () {
   try {
@@ -44,12 +51,28 @@ function machine () {
   }
 }
 
+// A results.json written before figures carried their labels reads with
+// today's declarations.
+function withLabels (results) {
+  for (const s of results.sections) if (!s.labels && scenarios[s.name]) s.labels = scenarios[s.name].labels
+  return results
+}
+
 async function main (argv) {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { full: { type: 'boolean' }, url: { type: 'string' }, user: { type: 'string' }, password: { type: 'string' }, engine: { type: 'string' }, repeat: { type: 'string' } }
+    options: { full: { type: 'boolean' }, url: { type: 'string' }, user: { type: 'string' }, password: { type: 'string' }, engine: { type: 'string' }, repeat: { type: 'string' }, compare: { type: 'string' } }
   })
+  // --compare A.json B.json: two files, nothing run.
+  if (values.compare && positionals.some((p) => p.endsWith('.json'))) {
+    if (positionals.length !== 1 || !positionals[0].endsWith('.json')) throw new Error('--compare takes one results.json to compare a new run with, or two (A.json B.json) and no scenarios')
+    const comparison = compareResults(withLabels(readResults(values.compare)), withLabels(readResults(positionals[0])), { beforeFile: values.compare, afterFile: positionals[0] })
+    process.stdout.write(comparisonMarkdown(comparison) + '\n')
+    return
+  }
+  // read before the run, so that a wrong path fails at once
+  const earlier = values.compare ? withLabels(readResults(values.compare)) : null
   const unknown = positionals.filter((p) => !scenarios[p])
   if (unknown.length) throw new Error(`unknown scenario ${unknown.join(', ')}; known: ${Object.keys(scenarios).join(', ')}`)
   const profile = values.full ? 'full' : 'quick'
@@ -66,7 +89,15 @@ async function main (argv) {
   progress(`bench ${profile} profile, ${target.url ? `against ${target.url}` : `${target.engine} engine on 127.0.0.1`}: ${names.join(', ')}`)
 
   const sections = []
-  const results = { date: started.toISOString(), profile, target: { ...target, auth: undefined }, machine: machine(), command: argv.length ? `npm run bench -- ${argv.join(' ')}` : 'npm run bench', sections }
+  const machineLoad = { start: await sampleMachineLoad(), end: null }
+  const results = { date: started.toISOString(), profile, target: { ...target, auth: undefined }, machine: machine(), machineLoad, command: argv.length ? `npm run bench -- ${argv.join(' ')}` : 'npm run bench', sections }
+  const { start } = machineLoad
+  progress(`machine load at the start: 1-minute load ${start.load1} on ${start.cores} cores, CPU steal ${start.stealPercent ?? '-'} %, CPU busy ${start.busyPercent ?? '-'} %`)
+  const warnIfBusy = () => {
+    const reasons = busyReasons(results)
+    if (reasons.length) progress(`WARNING: ${BUSY_WARNING} (${reasons.join('; ')})`)
+  }
+  warnIfBusy()
   // Written after every scenario: a run stopped or failing half-way keeps
   // what it measured.
   const save = () => {
@@ -85,6 +116,7 @@ async function main (argv) {
     // once; those that read it take an explicit --repeat as their count.
     const times = scenario.repeatsInside ? 1 : repeat
     const runs = []
+    const loadDuring = scenarioLoad()
     let failure = null
     for (let k = 0; k < times && !failure; k++) {
       if (times > 1) progress(`${name}: repetition ${k + 1} of ${times}`)
@@ -97,7 +129,7 @@ async function main (argv) {
     // A failing scenario is reported as such and the others still run.
     if (failure) {
       progress(`${name}: FAILED: ${failure.message}`)
-      sections.push({ name, title: scenario.title, question: scenario.question, failed: `${failure.message} (after ${runs.length} of ${times} repetitions)` })
+      sections.push({ name, title: scenario.title, question: scenario.question, failed: `${failure.message} (after ${runs.length} of ${times} repetitions)`, machineLoad: loadDuring() })
       save()
       continue
     }
@@ -105,11 +137,19 @@ async function main (argv) {
     const plots = []
     for (const plot of section.plots || []) {
       const file = `plots/${name}-${plot.name}.svg`
-      fs.writeFileSync(path.join(dir, file), await renderSvg(plot.spec))
+      fs.writeFileSync(path.join(dir, file), await renderSvg(plot.spec, { title: plot.title }))
       plots.push({ title: plot.title, file })
     }
-    sections.push({ name, title: scenario.title, question: scenario.question, ...section, plots })
+    sections.push({ name, title: scenario.title, question: scenario.question, labels: scenario.labels, machineLoad: loadDuring(), ...section, plots })
     save()
+  }
+  machineLoad.end = await sampleMachineLoad()
+  const { end } = machineLoad
+  progress(`machine load at the end: 1-minute load ${end.load1} (counts the benchmark itself), CPU steal ${end.stealPercent ?? '-'} %`)
+  warnIfBusy()
+  if (earlier) {
+    results.comparison = compareResults(earlier, results, { beforeFile: values.compare, afterFile: path.relative(process.cwd(), path.join(dir, 'results.json')) })
+    process.stdout.write('\n' + comparisonMarkdown(results.comparison) + '\n\n')
   }
   save()
   progress(`wrote ${path.relative(process.cwd(), dir)}/ (report.md, results.json, plots/)`)

@@ -3,7 +3,9 @@
 // The scenarios of `npm run bench`, each answering one published study's
 // question for this LRS (README, Benchmarks). run({ profile, target,
 // progress }) returns the section of the report: settings, figures, a
-// table, plots (Vega-Lite).
+// table, plots (Vega-Lite). `labels` declares, once, how each figure and
+// each table column reads (label and unit, labels.js): report.md's figure
+// lines and table headers, the plots' axis titles and --compare use them.
 
 const { ingestSweep } = require('./ingest')
 const { bulkLoad } = require('./bulk-load')
@@ -13,6 +15,7 @@ const { learnerSessions } = require('./sessions')
 const { storageEngines } = require('./engines')
 const { coresSweep, summarize, checkCriteria, defaultWorkers, settingsFromEnv, LRS_APPS } = require('./cores')
 const { percentile } = require('./report')
+const { pick, header } = require('./labels')
 
 const PROFILES = {
   ingest: {
@@ -50,26 +53,43 @@ const PROFILES = {
 
 const round = (x) => (x === null || x === undefined ? null : Math.round(x))
 
-// Several measures over one x axis, one small chart each (rows), each with
-// its own y scale: `values` are { [x.field], measure, value }. `series`:
-// a field that makes one line per value (colour); `logY`: y on a log scale.
+// Several measures over one x axis, one small chart each (stacked), each
+// with its own y axis titled with the measure and its unit, fitted to its
+// data: `values` are { [x.field], measure, value }, `measure` an axis title
+// ('P99 (ms)'). `series`: a field that makes one line per value (colour);
+// `logY`: y on a log scale.
 function measuresChart (values, x, { series = null, logY = false } = {}) {
+  const measures = [...new Set(values.map((v) => v.measure))]
   return {
-    data: { values },
-    mark: { type: 'line', point: true },
-    encoding: {
-      x: { type: 'quantitative', ...x },
-      y: { field: 'value', type: 'quantitative', title: null, ...(logY && { scale: { type: 'log' } }) },
-      ...(series && { color: { field: series, type: 'nominal' } }),
-      row: { field: 'measure', type: 'nominal', title: null }
-    },
-    resolve: { scale: { y: 'independent' } },
-    height: 120
+    vconcat: measures.map((measure) => ({
+      data: { values: values.filter((v) => v.measure === measure && v.value !== null && v.value !== undefined) },
+      mark: { type: 'line', point: true },
+      width: 480,
+      height: 110,
+      encoding: {
+        x: { type: 'quantitative', ...x },
+        y: { field: 'value', type: 'quantitative', title: measure, ...(logY && { scale: { type: 'log' } }) },
+        ...(series && { color: { field: series, type: 'nominal', title: null } })
+      }
+    }))
   }
 }
 
 const ingest = {
   title: 'Ingest sweep',
+  labels: {
+    figures: {
+      bytesPerStatement: { label: 'Disk per statement, {key}', unit: 'bytes', better: 'lower' }
+    },
+    columns: {
+      ...pick('engine', 'batch', 'connections', 'p50Ms', 'p99Ms'),
+      lrsStatementsPerSec: { label: 'LRS statements/s', unit: 'statements/s' },
+      engineAloneStatementsPerSec: { label: 'Engine alone statements/s', unit: 'statements/s' },
+      ratio: { label: 'LRS / engine alone', unit: '×' },
+      lrsCpuMicrosPerStatement: { label: 'LRS CPU per statement', unit: 'µs' },
+      non2xx: { label: 'Non-2xx responses', unit: 'responses' }
+    }
+  },
   question: 'Statements per second and latency over batch sizes and connections, against the engine\'s own insert ceiling in the same run (the Veracity and Abacus studies).',
   remote: true,
   async run ({ profile, target, progress }) {
@@ -103,13 +123,13 @@ const ingest = {
       table: rows,
       plots: [{
         name: 'throughput',
-        title: 'Throughput vs batch size',
+        title: 'Statements/s against statements per request, LRS and engine alone',
         spec: {
           data: { values: points },
           mark: { type: 'line', point: true },
           encoding: {
-            x: { field: 'batch', type: 'ordinal', title: 'statements per request', axis: { labelAngle: 0 } },
-            y: { field: 'rate', type: 'quantitative', title: 'statements/s' },
+            x: { field: 'batch', type: 'ordinal', title: header(ingest.labels.columns.batch), axis: { labelAngle: 0 } },
+            y: { field: 'rate', type: 'quantitative', title: 'Statements/s' },
             color: { field: 'series', type: 'nominal', title: null, legend: { labelLimit: 400 } }
           }
         }
@@ -120,6 +140,21 @@ const ingest = {
 
 const bulk = {
   title: 'Bulk load',
+  labels: {
+    figures: {
+      rawStatementsPerSec: { label: 'Engine raw insert', unit: 'statements/s', better: 'higher' },
+      importStatementsPerSec: { label: 'npm run import', unit: 'statements/s', better: 'higher' },
+      apiStatementsPerSec: { label: 'POST /statements', unit: 'statements/s', better: 'higher' },
+      importVsRaw: { label: 'npm run import / engine raw insert', unit: '×', better: 'higher' },
+      importVsApi: { label: 'npm run import / POST /statements', unit: '×', better: 'higher' }
+    },
+    columns: {
+      ...pick('repetition', 'statementsPerSec'),
+      way: { label: 'Way' },
+      seconds: { label: 'Time', unit: 's' },
+      '429s sent again': { label: '429 responses sent again', unit: 'requests' }
+    }
+  },
   repeatsInside: true, // raw, import and API alternate, `repeat` times
   question: 'How fast does a trusted loader (npm run import) fill a store, against the same file through POST /statements and the engine\'s raw insert (the Ed-Fi study)?',
   remote: false,
@@ -137,11 +172,11 @@ const bulk = {
       table: ['raw', 'import', 'api'].flatMap((k) => result.runs[k].map((x, i) => ({ way: k, repetition: i + 1, statementsPerSec: round(x.statementsPerSec), seconds: Math.round(x.seconds * 10) / 10, '429s sent again': x.refusedAndSentAgain ?? null }))),
       plots: [{
         name: 'rates',
-        title: 'Records per second, median',
+        title: `Statements per second by way of loading, ${settings.count.toLocaleString('en')} statements${settings.repeat > 1 ? `, median of ${settings.repeat}` : ''}`,
         spec: {
           data: { values: [{ way: 'engine raw insert', rate: round(s.raw) }, { way: 'npm run import', rate: round(s.import) }, { way: 'POST /statements', rate: round(s.api) }] },
           mark: 'bar',
-          encoding: { x: { field: 'way', type: 'nominal', title: null, sort: null, axis: { labelAngle: 0 } }, y: { field: 'rate', type: 'quantitative', title: 'statements/s' } }
+          encoding: { x: { field: 'way', type: 'nominal', title: 'Way of loading', sort: null, axis: { labelAngle: 0 } }, y: { field: 'rate', type: 'quantitative', title: 'Statements/s' } }
         }
       }]
     }
@@ -150,6 +185,22 @@ const bulk = {
 
 const overload = {
   title: 'Overload ramp',
+  labels: {
+    figures: {
+      peakAcceptedStatementsPerSec: { label: 'Peak accepted throughput', unit: 'statements/s', better: 'higher' },
+      firstConnectionsWith429: { label: 'First step with 429 responses', unit: 'connections', none: 'none (no step was refused)' },
+      fiveXX: { label: '5xx responses, all steps', unit: 'responses', better: 'lower' },
+      maxGeneratorCpuShare: { label: 'Load generator CPU, busiest step', unit: 'cores' }
+    },
+    columns: {
+      ...pick('connections', 'refused429', 'fiveXX', 'errors', 'generatorCpuShare'),
+      acceptedStatementsPerSec: { label: 'Accepted statements/s', unit: 'statements/s' },
+      share429: { label: '429 share of responses', percent: true },
+      p50Ms: { label: 'P50 of accepted', unit: 'ms' },
+      p99Ms: { label: 'P99 of accepted', unit: 'ms' },
+      workersRssMiB: { label: 'Workers RSS', unit: 'MiB' }
+    }
+  },
   question: 'Connections sending 20-statement batches back to back, rising until the LRS refuses work and beyond: does it keep its accepted throughput and latency, refuse with 429 only (never 5xx), and bound its memory (the Abacus study)?',
   remote: true,
   async run ({ profile, target, progress }) {
@@ -159,11 +210,12 @@ const overload = {
       target,
       onStep: (s) => progress(`  ${s.connections} connections: ${s.acceptedStatementsPerSec} st/s accepted, 429 ${(s.share429 * 100).toFixed(0)} %, P99 ${s.p99Ms} ms, 5xx ${s.fiveXX}, RSS ${s.workersRssMiB ?? '-'} MiB`)
     })
+    const c = overload.labels.columns
     const long = steps.flatMap((s) => [
-      { connections: s.connections, measure: 'accepted statements/s', value: s.acceptedStatementsPerSec },
-      { connections: s.connections, measure: 'P99 of accepted requests (ms)', value: s.p99Ms },
-      { connections: s.connections, measure: '429 share (%)', value: Math.round(s.share429 * 100) },
-      ...(s.workersRssMiB ? [{ connections: s.connections, measure: 'workers RSS (MiB)', value: s.workersRssMiB }] : [])
+      { connections: s.connections, measure: header(c.acceptedStatementsPerSec), value: s.acceptedStatementsPerSec },
+      { connections: s.connections, measure: header(c.p99Ms), value: s.p99Ms },
+      { connections: s.connections, measure: header(c.share429), value: Math.round(s.share429 * 1000) / 10 },
+      ...(s.workersRssMiB ? [{ connections: s.connections, measure: header(c.workersRssMiB), value: s.workersRssMiB }] : [])
     ])
     return {
       settings: { ...settings, batch: 20 },
@@ -177,7 +229,7 @@ const overload = {
       plots: [{
         name: 'ramp',
         title: 'Accepted throughput, P99, 429 share and memory against connections',
-        spec: measuresChart(long, { field: 'connections', scale: { type: 'log' }, title: 'connections (closed loop)' })
+        spec: measuresChart(long, { field: 'connections', scale: { type: 'log' }, title: 'Connections (closed loop, log scale)', axis: { values: steps.map((s) => s.connections) } })
       }]
     }
   }
@@ -185,6 +237,20 @@ const overload = {
 
 const soakScenario = {
   title: 'Soak',
+  labels: {
+    figures: {
+      medianStatementsPerSec: { label: 'Median throughput over the windows', unit: 'statements/s', better: 'higher' },
+      lowestWindowStatementsPerSec: { label: 'Lowest window\'s throughput', unit: 'statements/s', better: 'higher' },
+      highestP99Ms: { label: 'Highest window\'s P99', unit: 'ms', better: 'lower' },
+      storeReadsPerStatement: { label: 'Store reads per statement written, highest window', unit: 'reads', better: 'lower' }
+    },
+    columns: {
+      ...pick('statementsPerSec', 'p99Ms'),
+      atSeconds: { label: 'Time', unit: 's' },
+      storeReadsPerSec: { label: 'Store reads/s', unit: 'reads/s' },
+      storeReadsPerStatement: { label: 'Store reads per statement', unit: 'reads' }
+    }
+  },
   question: 'Sustained ingest (10 connections, 20-statement batches): do throughput and P99 hold over time, and does the store read anything back while writing (the Veracity study, where readback halved throughput)?',
   remote: true,
   async run ({ profile, target, progress }) {
@@ -195,10 +261,11 @@ const soakScenario = {
       onWindow: (w) => progress(`  ${w.atSeconds} s: ${w.statementsPerSec} st/s, P99 ${w.p99Ms} ms` + (w.storeReadsPerSec === null ? '' : `, store reads ${w.storeReadsPerSec}/s (${w.storeReadsPerStatement} per statement)`))
     })
     const rates = windows.map((w) => w.statementsPerSec).sort((a, b) => a - b)
+    const c = soakScenario.labels.columns
     const long = windows.flatMap((w) => [
-      { atSeconds: w.atSeconds, measure: 'statements/s', value: w.statementsPerSec },
-      { atSeconds: w.atSeconds, measure: 'P99 (ms)', value: w.p99Ms },
-      ...(w.storeReadsPerStatement === null ? [] : [{ atSeconds: w.atSeconds, measure: 'store reads per statement written', value: w.storeReadsPerStatement }])
+      { atSeconds: w.atSeconds, measure: header(c.statementsPerSec), value: w.statementsPerSec },
+      { atSeconds: w.atSeconds, measure: header(c.p99Ms), value: w.p99Ms },
+      ...(w.storeReadsPerStatement === null ? [] : [{ atSeconds: w.atSeconds, measure: header(c.storeReadsPerStatement), value: w.storeReadsPerStatement }])
     ])
     return {
       settings: { ...settings, connections: 10, batch: 20 },
@@ -214,7 +281,7 @@ const soakScenario = {
       plots: [{
         name: 'over-time',
         title: 'Throughput, P99 and store reads over time',
-        spec: measuresChart(long, { field: 'atSeconds', title: 'seconds' })
+        spec: measuresChart(long, { field: 'atSeconds', title: 'Time since the start (s)' })
       }]
     }
   }
@@ -222,6 +289,23 @@ const soakScenario = {
 
 const sessions = {
   title: 'Learner sessions',
+  labels: {
+    figures: {
+      learnersWhenP99: { label: 'Learners when P99 first went {key}', unit: 'learners', none: 'not reached', better: 'higher' },
+      completionChecks: { label: 'Completion checks', unit: 'checks' },
+      completionChecksWrong: { label: 'Completion checks answered wrong', unit: 'checks', better: 'lower' }
+    },
+    columns: {
+      ...pick('p50Ms', 'p99Ms', 'refused429'),
+      virtualLearners: { label: 'Virtual learners' },
+      learners: { label: 'Learners (after time compression)' },
+      requestsPerSec: { label: 'Requests/s', unit: 'requests/s' },
+      completionCheckP99Ms: { label: 'Completion check P99', unit: 'ms' },
+      completionChecks: { label: 'Completion checks' },
+      completionChecksWrong: { label: 'Completion checks wrong' },
+      failures: { label: 'Failures (errors and 5xx)' }
+    }
+  },
   question: 'How many learners taking SCORM/cmi5 courses at once can the LRS serve before the 99th percentile of their requests passes 1.2 s, 2 s and 5 s (Ideal, Acceptable, Frustrating, Unacceptable in the SCORM Engine study)? Each learner reads its bookmark, sends a statement and writes its bookmark every 20 s, then completes and checks completion by registration. The store holds 100,000 statements before the learners start (1,000,000 in --full).',
   remote: true,
   async run ({ profile, target, progress }) {
@@ -233,7 +317,11 @@ const sessions = {
       onPrefill: (n) => progress(`  store filled with ${n} statements`),
       onStep: (l) => progress(`  ${l.learners} learners (${l.virtualLearners} virtual): ${l.requestsPerSec} requests/s, P50 ${l.p50Ms} ms, P99 ${l.p99Ms} ms, completion check P99 ${l.completionCheckP99Ms} ms (${l.completionChecksWrong} of ${l.completionChecks} wrong), 429 ${l.refused429}, failures ${l.failures}`)
     })
-    const rules = result.thresholds.map((t) => ({ ms: t.ms, name: t.name }))
+    // The thresholds the data reaches, and the next one above it: an axis
+    // to 5 s would flatten a run whose P99 stays under 300 ms.
+    const highest = Math.max(0, ...result.levels.map((l) => l.p99Ms || 0))
+    const next = result.thresholds.findIndex((t) => t.ms > highest)
+    const rules = result.thresholds.slice(0, next === -1 ? undefined : next + 1).map((t) => ({ ms: t.ms, name: t.name }))
     return {
       settings: { ...settings, prefilled: target.url ? 'the deployment as it is' : settings.prefilled, timeCompression: `${result.compression}x: a virtual learner every ${settings.intervalMs / 1000} s stands for ${result.compression} learners every 20 s` },
       figures: {
@@ -247,7 +335,7 @@ const sessions = {
         title: 'P99 of learners\' requests against concurrent learners',
         spec: {
           layer: [
-            { data: { values: result.levels }, mark: { type: 'line', point: true }, encoding: { x: { field: 'learners', type: 'quantitative', title: 'concurrent learners (real, after time compression)' }, y: { field: 'p99Ms', type: 'quantitative', title: 'P99 (ms)' } } },
+            { data: { values: result.levels }, mark: { type: 'line', point: true }, encoding: { x: { field: 'learners', type: 'quantitative', title: 'Concurrent learners (after time compression)' }, y: { field: 'p99Ms', type: 'quantitative', title: 'P99 of learners\' requests (ms)' } } },
             { data: { values: rules }, mark: { type: 'rule', strokeDash: [4, 4], color: 'gray' }, encoding: { y: { field: 'ms', type: 'quantitative' } } },
             { data: { values: rules }, mark: { type: 'text', align: 'left', dx: 4, dy: -6, color: 'gray' }, encoding: { y: { field: 'ms', type: 'quantitative' }, x: { value: 0 }, text: { field: 'name' } } }
           ]
@@ -259,6 +347,28 @@ const sessions = {
 
 const engines = {
   title: 'Storage engines',
+  labels: {
+    // { sqlite: { statements, insertStatementsPerSec, ... } }: each engine at
+    // its largest store ('SQLite: insert rate at the largest store')
+    figures: {
+      sqlite: { label: 'SQLite', none: 'not run' },
+      ferretdb: { label: 'FerretDB', none: 'not run' },
+      mongodb: { label: 'MongoDB', none: 'not run' },
+      statements: { label: 'Largest store measured', unit: 'statements' },
+      insertStatementsPerSec: { label: 'Insert rate at the largest store', unit: 'statements/s', better: 'higher' },
+      bytesPerStatement: { label: 'Disk per statement at the largest store', unit: 'bytes', better: 'lower' },
+      agentQueryP50Ms: { label: 'Agent query P50 at the largest store', unit: 'ms', better: 'lower' },
+      agentQueryP99Ms: { label: 'Agent query P99 at the largest store', unit: 'ms', better: 'lower' }
+    },
+    columns: {
+      ...pick('engine'),
+      statements: { label: 'Statements stored' },
+      insertStatementsPerSec: { label: 'Insert statements/s', unit: 'statements/s' },
+      bytesPerStatement: { label: 'Disk per statement', unit: 'bytes' },
+      agentQueryP50Ms: { label: 'Agent query P50', unit: 'ms' },
+      agentQueryP99Ms: { label: 'Agent query P99', unit: 'ms' }
+    }
+  },
   question: 'Per engine, as the store grows: insert rate through the engine\'s own write path, bytes on disk per statement, and the latency of a stored-ordered query (an agent\'s 10 newest statements), the engines taking turns at each size (the RocksDB/InnoDB study).',
   remote: false,
   async run ({ profile, progress }) {
@@ -267,20 +377,26 @@ const engines = {
       ...settings,
       onStep: (s) => progress(`  ${s.engine} at ${s.statements} statements: insert ${s.insertStatementsPerSec} st/s, ${s.bytesPerStatement ?? '-'} bytes/statement, agent query P50 ${s.agentQueryP50Ms} ms, P99 ${s.agentQueryP99Ms} ms`)
     })
+    const c = engines.labels.columns
     const long = steps.flatMap((s) => [
-      { engine: s.engine, statements: s.statements, measure: 'insert statements/s', value: s.insertStatementsPerSec },
-      { engine: s.engine, statements: s.statements, measure: 'bytes on disk per statement', value: s.bytesPerStatement },
-      { engine: s.engine, statements: s.statements, measure: 'agent query P50 (ms)', value: s.agentQueryP50Ms }
+      { engine: s.engine, statements: s.statements, measure: header(c.insertStatementsPerSec), value: s.insertStatementsPerSec },
+      { engine: s.engine, statements: s.statements, measure: header(c.bytesPerStatement), value: s.bytesPerStatement },
+      { engine: s.engine, statements: s.statements, measure: header(c.agentQueryP50Ms), value: s.agentQueryP50Ms }
     ])
-    const last = (engine) => steps.filter((s) => s.engine === engine).pop()
+    // Each engine at its largest store (the layout of earlier results.json
+    // files, so that --compare matches them).
+    const atLargest = (engine) => {
+      const s = steps.filter((x) => x.engine === engine).pop()
+      return s ? { statements: s.statements, insertStatementsPerSec: s.insertStatementsPerSec, bytesPerStatement: s.bytesPerStatement, agentQueryP50Ms: s.agentQueryP50Ms, agentQueryP99Ms: s.agentQueryP99Ms } : null
+    }
     return {
       settings,
-      figures: Object.fromEntries(settings.engines.map((e) => [e, last(e) || null])),
+      figures: Object.fromEntries(settings.engines.map((e) => [e, atLargest(e)])),
       table: steps,
       plots: [{
         name: 'growth',
         title: 'Insert rate, bytes per statement and query latency as the store grows',
-        spec: measuresChart(long, { field: 'statements', scale: { type: 'log' }, title: 'statements stored' }, { series: 'engine', logY: true })
+        spec: measuresChart(long, { field: 'statements', scale: { type: 'log' }, title: 'Statements stored (log scale)' }, { series: 'engine', logY: true })
       }]
     }
   }
@@ -317,6 +433,33 @@ function againstWorkers ({ title, subtitle, yTitle, lines, points, workers }) {
 
 const cores = {
   title: 'Cores sweep',
+  labels: {
+    figures: {
+      engineAloneStatementsPerSec: { label: 'Engine alone', unit: 'statements/s', better: 'higher' },
+      engineAloneCpuMicrosPerStatement: { label: 'Engine alone, CPU per statement', unit: 'µs', better: 'lower' },
+      statementsPerSecByWorkers: { label: 'Throughput at {key} PM2 worker(s)', unit: 'statements/s', better: 'higher' },
+      largestCountVsEngine: { label: 'Largest worker count, share of the engine alone', percent: true, better: 'higher' },
+      cpuPerStatementLargestVs2Workers: { label: 'CPU per statement, largest count / 2 workers', unit: '×', better: 'lower' },
+      overloadShareOfPeak: { label: 'Accepted throughput at {key} connections, share of the largest count at 64', percent: true, better: 'higher' },
+      overloadP99Ms: { label: 'P99 at {key} connections', unit: 'ms', better: 'lower' },
+      fiveXX: { label: '5xx responses, all steps', unit: 'responses', better: 'lower' },
+      lrsProcesses: { label: 'LRS processes at the largest count' }
+    },
+    columns: {
+      ...pick('connections', 'p50Ms', 'p99Ms', 'refused429', 'fiveXX', 'errors', 'generatorCpuShare'),
+      part: { label: 'Part' },
+      workers: { label: 'PM2 workers' },
+      apps: { label: 'PM2 processes' },
+      statementsPerSec: { label: 'Statements/s (median)', unit: 'statements/s' },
+      perRepetition: { label: 'Statements/s in each round' },
+      share: { label: 'Share', percent: true },
+      cpuMicrosPerStatement: { label: 'CPU per statement', unit: 'µs' },
+      lrsCores: { label: 'LRS CPU', unit: 'cores' },
+      writerCores: { label: 'Writer CPU', unit: 'cores' },
+      peakRssMiB: { label: 'Peak workers RSS', unit: 'MiB' },
+      restarts: { label: 'Restarts' }
+    }
+  },
   repeatsInside: true, // the worker counts alternate, `repeat` rounds
   question: `Ingest (batches of 20 statements, 64 connections, closed loop) with the LRS at 1, 2, 4, 8 ... PM2 workers, each on a fresh store, against the engine alone in the same run (the same batches through storage.statements.storeBatch in-process): does throughput rise with the workers up to the engine's own rate, what does a statement cost in CPU across every LRS process (PM2 apps ${LRS_APPS.join(', ')}), and at the largest count, 4x and 16x the connections: does accepted throughput hold, with 429s only and bounded memory? Figures are medians of rounds that alternate the worker counts; in the table, share is of the engine alone for the worker rows and of the largest count's 64-connection rate for the overload rows, and 429s, 5xx and errors are totals over the rounds.`,
   remote: false,
@@ -357,7 +500,7 @@ const cores = {
         spec: againstWorkers({
           title: 'Ingest statements/s against PM2 workers',
           subtitle: `batches of 20, ${settings.connections} connections; median of ${settings.repeat} rounds (grey: each round); dashed: the engine alone`,
-          yTitle: 'statements/s',
+          yTitle: 'Statements/s',
           workers,
           lines: sweep.flatMap((r) => [{ series: 'LRS (POST /statements)', workers: r.workers, value: r.statementsPerSec }, ...(engineRate ? [{ series: 'engine alone (storeBatch in-process)', workers: r.workers, value: engineRate }] : [])]),
           points: sweepSteps.map((s) => ({ workers: s.workers, value: s.statementsPerSec }))
@@ -368,7 +511,7 @@ const cores = {
         spec: againstWorkers({
           title: 'CPU per statement against PM2 workers',
           subtitle: `all LRS processes (PM2 apps ${LRS_APPS.join(', ')}); median of ${settings.repeat} rounds (grey: each round); dashed: the engine's own write path`,
-          yTitle: 'CPU µs per statement',
+          yTitle: 'CPU per statement (µs)',
           workers,
           lines: sweep.flatMap((r) => [{ series: 'LRS processes', workers: r.workers, value: r.cpuMicrosPerStatement }, ...(engine && engine.cpuMicrosPerStatement ? [{ series: 'engine alone (write path)', workers: r.workers, value: engine.cpuMicrosPerStatement }] : [])]),
           points: sweepSteps.filter((s) => s.cpuMicrosPerStatement !== null).map((s) => ({ workers: s.workers, value: s.cpuMicrosPerStatement }))
