@@ -1,7 +1,7 @@
 'use strict'
 
 // The scenarios of `npm run bench`, each answering one published study's
-// question for this LRS (README, Benchmarks). run({ profile, target,
+// question for this LRS (docs/benchmarks.md). run({ profile, target,
 // progress }) returns the section of the report: settings, figures, a
 // table, plots (Vega-Lite). `labels` declares, once, how each figure and
 // each table column reads (label and unit, labels.js): report.md's figure

@@ -1,9 +1,9 @@
 'use strict'
 
 // Every setting the LRS reads, with its environment variable, default and
-// meaning. The README's configuration table mirrors this list. Values are
-// validated once at start (ajv), frozen, and passed down; nothing else in
-// src/ reads process.env.
+// meaning. The configuration table in docs/configuration.md mirrors this
+// list. Values are validated once at start (ajv), frozen, and passed down;
+// nothing else in src/ reads process.env.
 
 const path = require('node:path')
 const Ajv = require('ajv')
@@ -108,27 +108,30 @@ function parseTrustProxy (value) {
   return value
 }
 
-// The README's configuration table, made from SETTINGS (a test checks that
-// the README holds exactly this; `npm run config:readme` rewrites it).
+// The configuration table of docs/configuration.md, made from SETTINGS (a
+// test checks that the page holds exactly this; `npm run config:docs`
+// rewrites it).
 function settingsTable () {
   const rows = SETTINGS.map((s) => `| \`${s.env}\` | ${s.default === '' ? 'unset' : `\`${s.default}\``} | ${s.doc} |`)
   return ['| Variable | Default | Meaning |', '|---|---|---|', ...rows].join('\n')
 }
 
-const README_START = '<!-- settings:start (generated from src/config.js) -->'
-const README_END = '<!-- settings:end -->'
+const SETTINGS_START = '<!-- settings:start (generated from src/config.js) -->'
+const SETTINGS_END = '<!-- settings:end -->'
+const SETTINGS_PAGE = path.join(__dirname, '..', 'docs', 'configuration.md')
 
-function readmeWithSettings (readme) {
-  const start = readme.indexOf(README_START)
-  const end = readme.indexOf(README_END)
-  if (start < 0 || end < start) throw new Error('README has no settings markers')
-  return readme.slice(0, start + README_START.length) + '\n' + settingsTable() + '\n' + readme.slice(end)
+function docsWithSettings (page) {
+  const start = page.indexOf(SETTINGS_START)
+  const end = page.indexOf(SETTINGS_END)
+  if (start < 0 || end < start) throw new Error('docs/configuration.md has no settings markers')
+  return page.slice(0, start + SETTINGS_START.length) + '\n' + settingsTable() + '\n' + page.slice(end)
 }
 
-module.exports = { loadConfig, readmeWithSettings }
+// `readmeWithSettings`: the name from when the table was in README.md.
+module.exports = { loadConfig, docsWithSettings, readmeWithSettings: docsWithSettings, SETTINGS_PAGE }
 
-if (require.main === module && process.argv[2] === '--readme') {
+// `node src/config.js --docs` (or the old `--readme`) rewrites the table.
+if (require.main === module && ['--docs', '--readme'].includes(process.argv[2])) {
   const fs = require('node:fs')
-  const file = path.join(__dirname, '..', 'README.md')
-  fs.writeFileSync(file, readmeWithSettings(fs.readFileSync(file, 'utf8')))
+  fs.writeFileSync(SETTINGS_PAGE, docsWithSettings(fs.readFileSync(SETTINGS_PAGE, 'utf8')))
 }

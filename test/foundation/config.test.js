@@ -26,12 +26,12 @@ test('MONGODB_URI set means the mongodb storage engine', () => {
   assert.equal(c.mongodbUri, 'mongodb://db.example:27017/?replicaSet=rs0')
 })
 
-test('the README configuration table is the one src/config.js makes (npm run config:readme)', () => {
+test('the configuration table of docs/configuration.md is the one src/config.js makes (npm run config:docs)', () => {
   const fs = require('node:fs')
   const path = require('node:path')
-  const { readmeWithSettings } = require('../../src/config')
-  const readme = fs.readFileSync(path.join(__dirname, '../../README.md'), 'utf8')
-  assert.equal(readme, readmeWithSettings(readme))
+  const { docsWithSettings } = require('../../src/config')
+  const page = fs.readFileSync(path.join(__dirname, '../../docs/configuration.md'), 'utf8')
+  assert.equal(page, docsWithSettings(page))
 })
 
 test('limits and lists are validated too', () => {
