@@ -6,9 +6,9 @@
 // once COMMIT returns: the WAL is fsynced at every commit, so an
 // acknowledged write survives a crash of the LRS, of the machine, or a
 // power cut (NORMAL would survive only a crash of the process). The write
-// path commits from a thread of its own (writer-thread.js), so the fsync
-// never holds up a worker's event loop, and groups many requests into one
-// commit.
+// path commits from the writer (writer-loop.js: the host's writer process
+// under PM2, a thread otherwise), so the fsync never holds up a worker's
+// event loop, and groups many requests into one commit.
 
 const fs = require('node:fs')
 const path = require('node:path')
