@@ -1,6 +1,7 @@
 'use strict'
 
 const { LrsError, errors } = require('../errors')
+const { describeJsonError } = require('../validation/json-syntax-error')
 
 // The one place errors become HTTP. 4xx: message, code and request id.
 // 5xx: full detail to the log, a generic message and the request id to the
@@ -10,7 +11,10 @@ function toLrsError (err) {
   if (err instanceof LrsError) return err
   // express.json() (the /admin API)
   if (err && err.type === 'entity.too.large') return errors.PayloadTooLarge()
-  if (err && err.type === 'entity.parse.failed') return errors.InvalidJson()
+  if (err && err.type === 'entity.parse.failed') {
+    const where = typeof err.body === 'string' && describeJsonError(err.body)
+    return errors.InvalidJson(where ? `request body is not valid JSON: ${where}` : undefined)
+  }
   return null
 }
 

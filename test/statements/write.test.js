@@ -221,5 +221,16 @@ test('storing statements', async (t) => {
     const res = await xapi('/statements', { method: 'POST', body: '{"actor":', headers: { 'Content-Type': 'application/json' } })
     assert.equal(res.status, 400)
     assert.equal(res.json.code, 'LRS_ERR_JSON_INVALID')
+    assert.equal(res.json.message, 'request body is not valid JSON: line 1, column 10: the text ends too soon')
+  })
+
+  await t.test('a JSON error names its line and column and what was found there', async () => {
+    const body = '[\n  {"actor": {"mbox": "mailto:a@example.com"},\n   "verb": {"id": "http://example.com/v"}\n   "object": {"id": "http://example.com/o"}}\n]'
+    const res = await xapi('/statements', { method: 'POST', body, headers: { 'Content-Type': 'application/json' } })
+    assert.equal(res.status, 400)
+    assert.equal(res.json.message, 'request body is not valid JSON: line 4, column 4: unexpected \'"\'')
+    const admin = await lrs.http('/admin/credentials', { method: 'POST', body: '{"scopes": ["all",]}', headers: { 'Content-Type': 'application/json' } })
+    assert.equal(admin.status, 400)
+    assert.equal(admin.json.message, 'request body is not valid JSON: line 1, column 19: unexpected \']\'')
   })
 })

@@ -10,6 +10,7 @@ const { errors } = require('../../errors')
 const { parseMediaType } = require('../../http/media-type')
 const { parseMultipart } = require('../../http/multipart')
 const { scanJson } = require('../../validation/json-scan')
+const { describeJsonError } = require('../../validation/json-syntax-error')
 
 const SHA2_BY_HEX_LENGTH = new Map([[64, 'sha256'], [96, 'sha384'], [128, 'sha512']])
 
@@ -20,7 +21,7 @@ function parseJson (buffer, what, limits) {
   try {
     body = JSON.parse(text)
   } catch {
-    throw errors.InvalidJson(`${what} is not valid JSON`)
+    throw errors.InvalidJson(`${what} is not valid JSON: ${describeJsonError(text)}`)
   }
   return { body, texts: scanJson(text, { ...limits, parsed: body }) }
 }
