@@ -13,19 +13,39 @@ const { authenticate } = require('./auth/basic-auth')
 const { createRefusalPacer } = require('./http/refusal-pacing')
 const { aboutRoutes } = require('./resources/about/about-routes')
 const { xapiResourceRoutes } = require('./resources/routes')
+const { alternateRequestSyntax } = require('./http/alternate-syntax')
 const { consistentThrough } = require('./resources/statements/statements-routes')
 const { adminRoutes } = require('./admin/admin-routes')
 const { metricsRoutes } = require('./metrics/metrics-routes')
 const { requestMetrics } = require('./metrics/request-metrics')
 const { openapiDocument } = require('./http/openapi-document')
+const { createRouteTable } = require('./http/route')
+const { ref, json, response } = require('./http/openapi-parts')
+const { errors } = require('./errors')
 const { version: packageVersion } = require('../package.json')
 
 function createApp (deps) {
-  const { config, logger, lifecycle, credentials, shedLoad, readBodies, instruments } = deps
-  const openapi = openapiDocument({ version: packageVersion })
+  const { config, logger, lifecycle, credentials, validator, shedLoad, readBodies, instruments } = deps
+
+  // Every route, declared once (src/http/route.js): the routers below serve
+  // the table, and /openapi.json describes it.
   const paced = createRefusalPacer({ perSecond: config.refusalsPerSecond, holdMaxMs: config.refusalHoldMaxMs, lifecycle })
+  const table = createRouteTable({ credentials, validator })
+  const operations = table.router('', [...healthRoutes(deps), openapiRoute(() => openapiJson), ...metricsRoutes(deps)], { tag: 'Operations' })
+  const xapiGroup = { cors: true, head: true, parameters: [ref('parameters', 'XapiVersion')] }
+  const about = table.router('/xapi', aboutRoutes(deps), { cors: true, head: true })
+  const resources = table.router('/xapi', xapiResourceRoutes(deps), {
+    ...xapiGroup,
+    methodNotAllowed: true,
+    // xapi-version.js, alternate-syntax.js and load-shedding.js, before the routes
+    errors: [errors.InvalidVersionHeader, errors.BadRequest, errors.TooManyRequests]
+  })
+  const admin = table.router('/admin', adminRoutes(deps), { tag: 'Admin', scope: 'admin' })
+  const openapi = openapiDocument({ version: packageVersion, routes: table.routes() })
   const openapiJson = JSON.stringify(openapi)
+
   const app = express()
+  app.locals.routeTable = table // for the tests that compare it with the router and the document
   app.disable('x-powered-by')
   app.set('etag', false) // xAPI wants strong ETags where it wants them, set by the resources
   app.set('query parser', 'simple')
@@ -41,29 +61,42 @@ function createApp (deps) {
     if (lifecycle.shuttingDown) res.setHeader('Connection', 'close')
     next()
   })
-  app.use(healthRoutes(deps))
-  app.get('/openapi.json', (req, res) => res.type('application/json; charset=utf-8').send(openapiJson))
-  app.use(metricsRoutes(deps))
+  app.use(operations)
 
   const xapi = express.Router({ caseSensitive: true })
   xapi.use(cors(config))
-  xapi.use(aboutRoutes(deps))
+  xapi.use(about)
   xapi.use('/statements', consistentThrough(config)) // on every statements response, 401 included
   xapi.use(paced(authenticate(credentials))) // before the body is read
   xapi.use(paced(shedLoad))
   xapi.use(readBodies)
-  xapi.use(xapiResourceRoutes(deps, { versionCheck: xapiVersion(config) }))
+  xapi.use(alternateRequestSyntax)
+  xapi.use(xapiVersion(config))
+  xapi.use(resources)
   app.use('/xapi', xapi)
 
-  const admin = express.Router({ caseSensitive: true })
-  admin.use(paced(authenticate(credentials)))
-  admin.use(express.json({ limit: '1mb' }))
-  admin.use(adminRoutes(deps))
-  app.use('/admin', admin)
+  const adminRouter = express.Router({ caseSensitive: true })
+  adminRouter.use(paced(authenticate(credentials)))
+  adminRouter.use(express.json({ limit: '1mb' }))
+  adminRouter.use(admin)
+  app.use('/admin', adminRouter)
 
   app.use(notFound)
   app.use(errorHandler())
   return app
+}
+
+// GET /openapi.json: the document, serialized once at start.
+function openapiRoute (documentJson) {
+  return {
+    method: 'get',
+    path: '/openapi.json',
+    operationId: 'getOpenapi',
+    summary: 'This document',
+    scope: null,
+    responses: { 200: response('The OpenAPI 3.1 document.', { content: json({ type: 'object' }) }) },
+    handler: (req, res) => res.type('application/json; charset=utf-8').send(documentJson())
+  }
 }
 
 module.exports = { createApp }

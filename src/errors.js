@@ -18,6 +18,7 @@ class LrsError extends Error {
 function define (code, status, defaultMessage) {
   const make = (message = defaultMessage, opts) => new LrsError(code, status, message, opts)
   make.code = code
+  make.status = status
   return make
 }
 

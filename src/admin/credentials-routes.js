@@ -9,14 +9,14 @@
 // half a second by default; credential-store.js).
 
 const crypto = require('node:crypto')
-const express = require('express')
 const { errors } = require('../errors')
 const { hashSecretAsync } = require('../auth/secrets')
 const { KNOWN_SCOPES } = require('../auth/scopes')
-const { checkBody } = require('./admin-bodies')
+const { json, schema, response } = require('../http/openapi-parts')
 
+// The bodies, checked with ajv (route.js) and shown in /openapi.json.
 const scopes = { type: 'array', minItems: 1, uniqueItems: true, items: { enum: [...KNOWN_SCOPES] } }
-const createBody = checkBody({
+const CREATE_BODY = {
   type: 'object',
   additionalProperties: false,
   required: ['scopes'],
@@ -25,8 +25,9 @@ const createBody = checkBody({
     secret: { type: 'string', minLength: 16, maxLength: 256, pattern: '^[^\\u0000-\\u001f]*$' },
     scopes
   }
-})
-const scopesBody = checkBody({ type: 'object', additionalProperties: false, required: ['scopes'], properties: { scopes } })
+}
+const SCOPES_BODY = { type: 'object', additionalProperties: false, required: ['scopes'], properties: { scopes } }
+const keyParam = { key: { schema: { type: 'string' }, description: 'The credential\'s key (its Basic auth user name).' } }
 
 function publicView ({ key, scopes, createdAt }) {
   return { key, scopes, createdAt: createdAt ? new Date(createdAt).toISOString() : null }
@@ -34,7 +35,6 @@ function publicView ({ key, scopes, createdAt }) {
 
 function credentialsRoutes ({ config, storage }) {
   const repo = storage.credentials
-  const router = express.Router({ caseSensitive: true })
 
   // The bootstrap credential is written from the configuration at every
   // start: a change here would silently come back.
@@ -42,40 +42,70 @@ function credentialsRoutes ({ config, storage }) {
     if (config.adminUser && key === config.adminUser) throw errors.CredentialManaged()
   }
 
-  router.get('/credentials', async (req, res) => {
-    const list = await repo.all()
-    res.json({ credentials: list.map((c) => ({ ...publicView(c), bootstrap: c.key === config.adminUser })) })
-  })
-
-  router.post('/credentials', async (req, res) => {
-    const body = createBody(req.body)
-    const key = body.key || crypto.randomBytes(12).toString('hex')
-    assertNotBootstrap(key)
-    const secret = body.secret || crypto.randomBytes(24).toString('base64url')
-    const created = await repo.create({ key, secretHash: await hashSecretAsync(secret), scopes: body.scopes })
-    if (!created) throw errors.CredentialExists()
-    req.log.info({ audit: 'credential-created', key, scopes: body.scopes }, 'credential created')
-    res.status(201).json({ key, secret, scopes: body.scopes, createdAt: new Date().toISOString() })
-  })
-
-  router.put('/credentials/:key', async (req, res) => {
-    const { key } = req.params
-    assertNotBootstrap(key)
-    const { scopes } = scopesBody(req.body)
-    if (!await repo.setScopes(key, scopes)) throw errors.NotFound(`no credential "${key}"`)
-    req.log.info({ audit: 'credential-scopes', key, scopes }, 'credential scopes changed')
-    res.json({ key, scopes })
-  })
-
-  router.delete('/credentials/:key', async (req, res) => {
-    const { key } = req.params
-    assertNotBootstrap(key)
-    if (!await repo.remove(key)) throw errors.NotFound(`no credential "${key}"`)
-    req.log.info({ audit: 'credential-revoked', key }, 'credential revoked')
-    res.status(204).end()
-  })
-
-  return router
+  return [{
+    method: 'get',
+    path: '/credentials',
+    operationId: 'listCredentials',
+    summary: 'List credentials (never their secrets)',
+    responses: { 200: response('The credentials.', { content: json(schema('CredentialList')) }) },
+    async handler (req, res) {
+      const list = await repo.all()
+      res.json({ credentials: list.map((c) => ({ ...publicView(c), bootstrap: c.key === config.adminUser })) })
+    }
+  }, {
+    method: 'post',
+    path: '/credentials',
+    operationId: 'createCredential',
+    summary: 'Create a credential',
+    description: 'The secret is shown in this answer only (it is stored hashed); key and secret are generated when omitted. ' +
+      '409: LRS_ERR_CREDENTIAL_EXISTS for a key in use, LRS_ERR_CREDENTIAL_MANAGED for the bootstrap credential\'s (LRS_ADMIN_USER).',
+    body: { kind: 'json', name: 'CredentialRequest', schema: CREATE_BODY },
+    responses: { 201: response('Created.', { content: json(schema('NewCredential')) }) },
+    errors: [errors.CredentialExists, errors.CredentialManaged],
+    async handler (req, res, { body }) {
+      const key = body.key || crypto.randomBytes(12).toString('hex')
+      assertNotBootstrap(key)
+      const secret = body.secret || crypto.randomBytes(24).toString('base64url')
+      const created = await repo.create({ key, secretHash: await hashSecretAsync(secret), scopes: body.scopes })
+      if (!created) throw errors.CredentialExists()
+      req.log.info({ audit: 'credential-created', key, scopes: body.scopes }, 'credential created')
+      res.status(201).json({ key, secret, scopes: body.scopes, createdAt: new Date().toISOString() })
+    }
+  }, {
+    method: 'put',
+    path: '/credentials/:key',
+    operationId: 'setCredentialScopes',
+    summary: 'Change a credential\'s scopes',
+    description: 'Takes effect on every worker within LRS_CREDENTIAL_POLL_MS (500 ms by default). The bootstrap credential (LRS_ADMIN_USER) is 409 LRS_ERR_CREDENTIAL_MANAGED.',
+    params: keyParam,
+    body: { kind: 'json', name: 'CredentialScopes', schema: SCOPES_BODY },
+    responses: { 200: response('Changed.', { content: json(schema('CredentialScopesResult')) }) },
+    errors: [errors.NotFound, errors.CredentialManaged],
+    async handler (req, res, { body }) {
+      const { key } = req.params
+      assertNotBootstrap(key)
+      const { scopes } = body
+      if (!await repo.setScopes(key, scopes)) throw errors.NotFound(`no credential "${key}"`)
+      req.log.info({ audit: 'credential-scopes', key, scopes }, 'credential scopes changed')
+      res.json({ key, scopes })
+    }
+  }, {
+    method: 'delete',
+    path: '/credentials/:key',
+    operationId: 'revokeCredential',
+    summary: 'Revoke a credential',
+    description: 'It stops working on every worker within LRS_CREDENTIAL_POLL_MS (500 ms by default). The bootstrap credential is 409 LRS_ERR_CREDENTIAL_MANAGED.',
+    params: keyParam,
+    responses: { 204: response('Revoked.') },
+    errors: [errors.NotFound, errors.CredentialManaged],
+    async handler (req, res) {
+      const { key } = req.params
+      assertNotBootstrap(key)
+      if (!await repo.remove(key)) throw errors.NotFound(`no credential "${key}"`)
+      req.log.info({ audit: 'credential-revoked', key }, 'credential revoked')
+      res.status(204).end()
+    }
+  }]
 }
 
 module.exports = { credentialsRoutes }

@@ -4,33 +4,43 @@
 //   GET  /admin/forwarding/dead-letters          statements an upstream refused for good
 //   POST /admin/forwarding/dead-letters/replay   puts them back in the outbox
 
-const express = require('express')
 const { parameter: p } = require('../validation/query-parameters')
+const { json, schema, response } = require('../http/openapi-parts')
 
 const MAX_LIST = 1000
 
-function forwardingRoutes ({ storage, validator }) {
-  const router = express.Router({ caseSensitive: true })
-  const parameters = validator.queryParameters({
-    properties: { upstream: p.string, limit: { type: 'integer', minimum: 1, maximum: MAX_LIST, description: `an integer from 1 to ${MAX_LIST}` } }
-  })
-  function listParams (sent) {
-    const { upstream, limit = MAX_LIST } = parameters(sent)
-    return { upstream: upstream || null, limit }
-  }
+// Both routes take the same parameters (replay also as a JSON body).
+const LIST = {
+  upstream: { schema: p.string, description: 'Only this upstream (as named in the metrics and dead letters); all when omitted.' },
+  limit: { schema: { type: 'integer', minimum: 1, maximum: MAX_LIST, description: `an integer from 1 to ${MAX_LIST}` }, default: MAX_LIST, description: 'At most this many.' }
+}
+const listParams = ({ upstream, limit = MAX_LIST }) => ({ upstream: upstream || null, limit })
 
-  router.get('/forwarding/dead-letters', async (req, res) => {
-    const { upstream, limit } = listParams(req.query)
-    const deadLetters = await storage.outbox.listDeadLetters({ upstream, limit })
-    res.json({ deadLetters })
-  })
-
-  router.post('/forwarding/dead-letters/replay', async (req, res) => {
-    const { upstream, limit } = listParams({ ...req.query, ...(req.body && typeof req.body === 'object' ? req.body : {}) })
-    res.json({ replayed: await storage.outbox.replayDeadLetters({ upstream, limit }) })
-  })
-
-  return router
+function forwardingRoutes ({ storage }) {
+  return [{
+    method: 'get',
+    path: '/forwarding/dead-letters',
+    operationId: 'listDeadLetters',
+    summary: 'Statements an upstream refused for good',
+    query: LIST,
+    responses: { 200: response('The dead letters.', { content: json(schema('DeadLetterList')) }) },
+    async handler (req, res, { query }) {
+      const deadLetters = await storage.outbox.listDeadLetters(listParams(query))
+      res.json({ deadLetters })
+    }
+  }, {
+    method: 'post',
+    path: '/forwarding/dead-letters/replay',
+    operationId: 'replayDeadLetters',
+    summary: 'Put dead letters back in the forwarding outbox',
+    description: '`upstream` and `limit` may also be sent as a JSON body.',
+    query: LIST,
+    body: { kind: 'parameters', description: 'The query parameters, as a JSON object (its fields win).' },
+    responses: { 200: response('How many were put back.', { content: json(schema('ReplayResult')) }) },
+    async handler (req, res, { query }) {
+      res.json({ replayed: await storage.outbox.replayDeadLetters(listParams(query)) })
+    }
+  }]
 }
 
 module.exports = { forwardingRoutes }

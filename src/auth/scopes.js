@@ -22,10 +22,16 @@ function allows (scopes, need) {
   return scopes.some((s) => accepted.includes(s))
 }
 
+// The scopes that allow a kind of request (what /openapi.json lists).
+function scopesAllowing (need) {
+  if (!Object.hasOwn(NEEDS, need)) throw new Error(`unknown kind of request "${need}" (scopes.js NEEDS)`)
+  return [...KNOWN_SCOPES].filter((s) => NEEDS[need].includes(s))
+}
+
 // Communication 4.2: `statements/read/mine` reads only the statements this
 // credential stored (whose authority is this credential's).
 function readsOnlyOwnStatements (scopes) {
   return !scopes.some((s) => s === 'all' || s === 'all/read' || s === 'statements/read')
 }
 
-module.exports = { allows, readsOnlyOwnStatements, KNOWN_SCOPES }
+module.exports = { allows, scopesAllowing, readsOnlyOwnStatements, KNOWN_SCOPES }

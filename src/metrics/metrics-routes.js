@@ -5,9 +5,8 @@
 // read from the store by the answering worker: they are the store's, not a
 // worker's.
 
-const express = require('express')
 const client = require('prom-client')
-const { requireScope } = require('../auth/basic-auth')
+const { response } = require('../http/openapi-parts')
 const { parseUpstream } = require('../forwarding/forwarder')
 
 function outboxRegistry (storage, upstreams) {
@@ -28,15 +27,22 @@ function outboxRegistry (storage, upstreams) {
   }
 }
 
-function metricsRoutes ({ config, credentials, storage, clusterMetrics }) {
-  const router = express.Router({ caseSensitive: true })
+function metricsRoutes ({ config, storage, clusterMetrics }) {
   const upstreams = config.forwardUrls.map((u) => parseUpstream(u).id)
   const outbox = outboxRegistry(storage, upstreams)
-  router.get('/metrics', requireScope(credentials, 'admin'), async (req, res) => {
-    const text = await clusterMetrics.render(upstreams.length ? [await outbox()] : [])
-    res.type(clusterMetrics.contentType).send(text)
-  })
-  return router
+  return [{
+    method: 'get',
+    path: '/metrics',
+    operationId: 'getMetrics',
+    summary: 'Prometheus metrics, cluster-wide',
+    description: 'Whichever worker answers, the values are the cluster\'s (process metrics per worker, labelled `worker`); forwarding outbox gauges per upstream.',
+    scope: 'admin',
+    responses: { 200: response('Prometheus text exposition format.', { content: { 'text/plain; version=0.0.4': { schema: { type: 'string' } } } }) },
+    async handler (req, res) {
+      const text = await clusterMetrics.render(upstreams.length ? [await outbox()] : [])
+      res.type(clusterMetrics.contentType).send(text)
+    }
+  }]
 }
 
 module.exports = { metricsRoutes }

@@ -1,8 +1,7 @@
 'use strict'
 
-// The mount table of the authenticated xAPI resources.
-const express = require('express')
-const { alternateRequestSyntax } = require('../http/alternate-syntax')
+// The authenticated xAPI resources: their route declarations (src/http/route.js),
+// served by one router under /xapi (app.js), other methods on their paths 405.
 const { statementsRoutes } = require('./statements/statements-routes')
 const { stateRoutes } = require('./state/state-routes')
 const { activityProfileRoutes } = require('./activity-profile/activity-profile-routes')
@@ -10,17 +9,15 @@ const { agentProfileRoutes } = require('./agent-profile/agent-profile-routes')
 const { activitiesRoutes } = require('./activities/activities-routes')
 const { agentsRoutes } = require('./agents/agents-routes')
 
-function xapiResourceRoutes (deps, { versionCheck }) {
-  const router = express.Router({ caseSensitive: true })
-  router.use(alternateRequestSyntax)
-  router.use(versionCheck)
-  router.use(statementsRoutes(deps))
-  router.use(stateRoutes(deps))
-  router.use(activityProfileRoutes(deps))
-  router.use(agentProfileRoutes(deps))
-  router.use(activitiesRoutes(deps))
-  router.use(agentsRoutes(deps))
-  return router
+function xapiResourceRoutes (deps) {
+  return [
+    ...statementsRoutes(deps),
+    ...stateRoutes(deps),
+    ...activityProfileRoutes(deps),
+    ...agentProfileRoutes(deps),
+    ...activitiesRoutes(deps),
+    ...agentsRoutes(deps)
+  ]
 }
 
 module.exports = { xapiResourceRoutes }

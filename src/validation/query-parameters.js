@@ -4,7 +4,8 @@
 // start (ajv, coercing the query strings as STYLE item 5 says): unknown
 // names, names in the wrong case (Communication 3.2.s3.b4), repeated names
 // and malformed values are 400 with a message naming the parameter. Each
-// property's `description` says what a good value is.
+// property's `description` says what a good value is. Routes declare their
+// parameters (src/http/route.js), and /openapi.json shows these schemas.
 
 const { errors } = require('../errors')
 
@@ -36,6 +37,8 @@ function compileQueryParameters (ajv, { properties, required = [] }) {
 
 const parameter = {
   string: { type: 'string', description: 'a single string' },
+  // parsed and checked by the route (statement-validator.js parseActorParam)
+  agent: { type: 'string', description: 'the JSON text of an Agent (or identified Group)', examples: ['{"mbox":"mailto:learner@example.com"}'] },
   name: { type: 'string', minLength: 1, description: 'a single non-empty string' },
   uuid: { type: 'string', format: 'uuid', description: 'a UUID' },
   iri: { type: 'string', format: 'iri', description: 'an IRI' },

@@ -5,11 +5,16 @@
 // against the Express router (a route the document lacks, or an operation
 // no route serves, fails), and against the running LRS: every documented
 // operation is answered by something other than the catch-all 404 or a
-// 405, and asks for credentials exactly when the document says it does.
+// 405, asks for credentials exactly when the document says it does, lets
+// through exactly the credential scopes it lists, and takes exactly the
+// query parameters it lists (those of the route's declaration, which ajv
+// checks: src/http/route.js).
 
 const test = require('node:test')
 const assert = require('node:assert/strict')
 const { startLrs, ADMIN, basic } = require('../helpers/lrs')
+const { KNOWN_SCOPES } = require('../../src/auth/scopes')
+const { querySchema, createRouteTable } = require('../../src/http/route')
 const { version } = require('../../package.json')
 
 const OPERATIONS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options']
@@ -129,4 +134,111 @@ test('every documented operation is served, with the documented authentication',
     if (res.status === 404) assert.doesNotMatch(text, /no resource at/, `${name} is not routed`)
     if (method === 'head') assert.notEqual(res.status, 404, `${name} is not routed`)
   }
+})
+
+// Every operation but the CORS preflight, with each scope a credential may
+// have: 403 (LRS_ERR_AUTH_SCOPE) exactly for the scopes the document does
+// not list. What requireScope enforces is what the document says.
+test('each operation lets through exactly the credential scopes it documents', async () => {
+  const lrs = await startLrs()
+  const doc = await fetchDocument(lrs)
+  const auth = {}
+  for (const scope of KNOWN_SCOPES) {
+    const made = await lrs.http('/admin/credentials', { method: 'POST', body: { scopes: [scope] } })
+    assert.equal(made.status, 201)
+    auth[scope] = basic(made.json.key, made.json.secret)
+  }
+  for (const { path, method, op } of operationsOf(doc)) {
+    if (method === 'options') continue
+    const name = `${method} ${path}`
+    const anonymous = Array.isArray(op.security) && op.security.length === 0
+    if (anonymous) {
+      assert.equal(op['x-credential-scopes'], undefined, `${name}: anonymous, so no scopes`)
+      continue
+    }
+    const documented = op['x-credential-scopes']
+    assert.ok(Array.isArray(documented) && documented.length, `${name} lists the scopes that allow it`)
+    for (const scope of documented) assert.match(op.description, new RegExp('`' + scope + '`'), `${name}: the prose names ${scope}`)
+    const allowed = []
+    for (const scope of KNOWN_SCOPES) {
+      const res = await fetch(lrs.url + path.replace(/\{\w+\}/g, 'no-such-key'), {
+        method: method.toUpperCase(),
+        headers: { Authorization: auth[scope], 'X-Experience-API-Version': '2.0.0' }
+      })
+      const text = await res.text()
+      assert.notEqual(res.status, 401, `${name} with a credential of scope ${scope}`)
+      if (res.status !== 403) allowed.push(scope)
+      else if (method !== 'head') assert.equal(JSON.parse(text).code, 'LRS_ERR_AUTH_SCOPE')
+    }
+    assert.deepEqual(allowed.sort(), [...documented].sort(), `${name}: the scopes let through are the documented ones`)
+  }
+})
+
+// A value each required parameter accepts, so a request reaches the check
+// of the others.
+const GOOD = {
+  activityId: 'http://example.com/activity',
+  agent: '{"mbox":"mailto:learner@example.com"}',
+  statementId: '9e13cefd-53d3-4eac-b5ed-2cf6693903bb',
+  stateId: 's',
+  profileId: 'p'
+}
+
+test('each operation documents exactly the query parameters its route declares, and the route takes those and no other', async () => {
+  const lrs = await startLrs()
+  const doc = await fetchDocument(lrs)
+  const routes = lrs.app.locals.routeTable.routes()
+  assert.ok(routes.length >= 20, 'the route table is exposed')
+  for (const route of routes) {
+    const path = route.path.replace(/:(\w+)/g, '{$1}')
+    const name = `${route.method} ${path}`
+    const op = doc.paths[path] && doc.paths[path][route.method]
+    assert.ok(op, `${name} is in the document`)
+    assert.equal(op.operationId, route.operationId)
+    const documented = (op.parameters || []).filter((q) => q.in === 'query')
+    // Parameters the declaration documents without its query schema: the
+    // alternate syntax's `method`, read before any route.
+    const extra = (route.parameters || []).filter((q) => q.in === 'query').map((q) => q.name)
+    const { properties, required } = querySchema(route.query || {})
+    assert.deepEqual(documented.map((q) => q.name).sort(), [...Object.keys(properties), ...extra].sort(), `${name}: query parameters`)
+    for (const q of documented) {
+      if (extra.includes(q.name)) continue
+      assert.equal(q.required, required.includes(q.name), `${name}: ${q.name} required`)
+      const { default: _, examples: __, ...shown } = q.schema
+      const { examples: ___, ...enforced } = properties[q.name]
+      assert.deepEqual(shown, enforced, `${name}: ${q.name} is documented with the schema ajv checks`)
+    }
+    if (!route.query) continue
+
+    // The running route: an undeclared name is 400, each declared one is a
+    // name it knows (a bad value may be 400, but not as an unknown name).
+    const send = async (params) => {
+      const query = new URLSearchParams(params).toString()
+      const res = await fetch(`${lrs.url}${path.replace(/\{\w+\}/g, 'no-such-key')}?${query}`, {
+        method: route.method.toUpperCase(),
+        headers: { Authorization: basic(ADMIN.user, ADMIN.password), 'X-Experience-API-Version': '2.0.0' }
+      })
+      const text = await res.text()
+      return { status: res.status, message: res.status >= 400 && text ? JSON.parse(text).message : '' }
+    }
+    const base = Object.fromEntries(required.map((n) => [n, GOOD[n]]))
+    const unknown = await send({ ...base, not_a_parameter: '1' })
+    assert.equal(unknown.status, 400, `${name} refuses an undeclared parameter`)
+    assert.equal(unknown.message, 'unknown parameter "not_a_parameter"')
+    for (const q of Object.keys(properties)) {
+      if (required.includes(q)) continue
+      const res = await send({ ...base, [q]: 'x' })
+      assert.doesNotMatch(res.message, /unknown parameter/, `${name} takes ${q}`)
+    }
+  }
+})
+
+test('a route declared without its scope, with an unknown one, or against its group\'s, stops the start', () => {
+  const table = createRouteTable({ credentials: {}, validator: { queryParameters: () => () => ({}) } })
+  const route = { method: 'get', path: '/x', operationId: 'getX', summary: 'X', handler () {} }
+  assert.throws(() => table.router('', [route]), /GET \/x: declare its scope/)
+  assert.throws(() => table.router('', [{ ...route, scope: 'everything' }]), /unknown kind of request "everything"/)
+  assert.throws(() => table.router('/admin', [{ ...route, scope: 'statements:read' }], { scope: 'admin' }), /its group requires scope "admin"/)
+  assert.throws(() => table.router('', [{ ...route, path: '/x/:id', scope: null }]), /declare each path parameter/)
+  assert.deepEqual(table.routes(), [])
 })

@@ -6,11 +6,10 @@
 // {objectType, id} for an unknown Activity (2.0 §4.1.6.4: shall return it).
 // This reads statements, but only on this GET, never on a write path.
 
-const express = require('express')
 const { errors } = require('../../errors')
-const { requireScope } = require('../../auth/basic-auth')
 const { forEachContextActivity } = require('../../validation/context-activities')
 const { parameter: p } = require('../../validation/query-parameters')
+const { json, schema, response } = require('../../http/openapi-parts')
 
 const MAX_STATEMENTS_MERGED = 200
 const LANGUAGE_MAPS = ['name', 'description']
@@ -41,21 +40,29 @@ function mergeDefinitions (activities) {
   return definition
 }
 
-function activitiesRoutes ({ credentials, statementReader, validator }) {
-  const router = express.Router({ caseSensitive: true })
-  const parameters = validator.queryParameters({ properties: { activityId: p.iri }, required: ['activityId'] })
-  router.get('/activities', requireScope(credentials, 'define:read'), async (req, res) => {
-    const id = parameters(req.query).activityId
-    const rows = await statementReader.statementsWithActivity(id, { limit: MAX_STATEMENTS_MERGED })
-    const found = []
-    for (const r of rows) findActivities(JSON.parse(r.body), id, found)
-    const definition = mergeDefinitions(found)
-    const activity = { objectType: 'Activity', id }
-    if (Object.keys(definition).length) activity.definition = definition
-    res.type('application/json; charset=utf-8').end(JSON.stringify(activity))
-  })
-  router.all('/activities', (req, res, next) => next(errors.MethodNotAllowed(`${req.method} is not supported on /activities`)))
-  return router
+function activitiesRoutes ({ statementReader }) {
+  return [{
+    method: 'get',
+    path: '/activities',
+    tag: 'xAPI Agents and Activities',
+    operationId: 'getActivity',
+    summary: 'The Activity with this id',
+    description: 'Its definition merged from the stored statements that carry it (the newest value wins, language maps merged); `{objectType, id}` for an unknown one.',
+    scope: 'define:read',
+    query: { activityId: { schema: p.iri, required: true, description: 'The Activity.' } },
+    responses: { 200: response('The Activity with this id', { content: json(schema('Activity')) }) },
+    errors: [errors.QueryTimeout],
+    async handler (req, res, { query }) {
+      const id = query.activityId
+      const rows = await statementReader.statementsWithActivity(id, { limit: MAX_STATEMENTS_MERGED })
+      const found = []
+      for (const r of rows) findActivities(JSON.parse(r.body), id, found)
+      const definition = mergeDefinitions(found)
+      const activity = { objectType: 'Activity', id }
+      if (Object.keys(definition).length) activity.definition = definition
+      res.type('application/json; charset=utf-8').end(JSON.stringify(activity))
+    }
+  }]
 }
 
 module.exports = { activitiesRoutes }

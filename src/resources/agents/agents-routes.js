@@ -4,23 +4,29 @@
 // Agent. This LRS keeps no identity links between Agents, so the Person
 // holds the identifiers of the Agent asked about.
 
-const express = require('express')
 const { errors } = require('../../errors')
-const { requireScope } = require('../../auth/basic-auth')
 const { parameter: p } = require('../../validation/query-parameters')
+const { json, schema, response } = require('../../http/openapi-parts')
 
-function agentsRoutes ({ credentials, validator }) {
-  const router = express.Router({ caseSensitive: true })
-  const parameters = validator.queryParameters({ properties: { agent: p.string }, required: ['agent'] })
-  router.get('/agents', requireScope(credentials, 'define:read'), (req, res) => {
-    const agent = validator.parseActorParam(parameters(req.query).agent, req.xapiVersion)
-    if (agent.objectType === 'Group') throw errors.InvalidParameter('agent must be an Agent, not a Group')
-    const person = { objectType: 'Person' }
-    for (const k of ['name', 'mbox', 'mbox_sha1sum', 'openid', 'account']) if (agent[k] !== undefined) person[k] = [agent[k]]
-    res.type('application/json; charset=utf-8').end(JSON.stringify(person))
-  })
-  router.all('/agents', (req, res, next) => next(errors.MethodNotAllowed(`${req.method} is not supported on /agents`)))
-  return router
+function agentsRoutes ({ validator }) {
+  return [{
+    method: 'get',
+    path: '/agents',
+    tag: 'xAPI Agents and Activities',
+    operationId: 'getPerson',
+    summary: 'The Person for an Agent',
+    description: 'This LRS keeps no links between Agents: the Person holds the identifiers of the Agent asked about. A Group is 400.',
+    scope: 'define:read',
+    query: { agent: { schema: p.agent, required: true, description: 'The Agent.' } },
+    responses: { 200: response('The Person for an Agent', { content: json(schema('Person')) }) },
+    handler (req, res, { query }) {
+      const agent = validator.parseActorParam(query.agent, req.xapiVersion)
+      if (agent.objectType === 'Group') throw errors.InvalidParameter('agent must be an Agent, not a Group')
+      const person = { objectType: 'Person' }
+      for (const k of ['name', 'mbox', 'mbox_sha1sum', 'openid', 'account']) if (agent[k] !== undefined) person[k] = [agent[k]]
+      res.type('application/json; charset=utf-8').end(JSON.stringify(person))
+    }
+  }]
 }
 
 module.exports = { agentsRoutes }

@@ -13,19 +13,25 @@ function sha1 (text) {
   return crypto.createHash('sha1').update(text).digest('hex')
 }
 
-// spec: { resource, activityId: bool, agent: bool, registration: bool, docParam: 'stateId'|'profileId' }
-// Returns parse(query, { xapiVersion, allowSince }) -> the document's keys.
-function documentParameters (spec, validator) {
-  const properties = { [spec.docParam]: p.name }
-  const required = []
-  if (spec.activityId) { properties.activityId = p.iri; required.push('activityId') }
-  if (spec.agent) { properties.agent = p.string; required.push('agent') }
-  if (spec.registration) properties.registration = p.uuid
-  const one = validator.queryParameters({ properties, required })
-  const list = validator.queryParameters({ properties: { ...properties, since: p.timestamp }, required })
+// The query parameters of each method, declared for route.js (ajv checks
+// them; /openapi.json lists them). spec: { resource, activityId: bool,
+// agent: bool, registration: bool, deleteMany: bool, docParam: 'stateId'|'profileId' }
+function documentQueries (spec) {
+  const keys = {}
+  if (spec.activityId) keys.activityId = { schema: p.iri, required: true, description: 'The Activity the documents belong to.' }
+  if (spec.agent) keys.agent = { schema: p.agent, required: true, description: 'The Agent the documents belong to.' }
+  if (spec.registration) keys.registration = { schema: p.uuid, description: 'The registration the documents belong to (none: those without).' }
+  const id = (required, description) => ({ [spec.docParam]: { schema: p.name, required, description } })
+  return {
+    get: { ...keys, ...id(false, 'The document; omit to list the ids.'), since: { schema: p.timestamp, description: 'Only when listing: ids of documents updated after this instant.' } },
+    write: { ...keys, ...id(true, 'The document.') },
+    delete: { ...keys, ...id(!spec.deleteMany, spec.deleteMany ? 'The document; omit to delete all of them.' : 'The document.') }
+  }
+}
 
-  return function parse (query, { xapiVersion, allowSince }) {
-    const params = (allowSince ? list : one)(query)
+// Checked parameters -> the document's keys.
+function documentKeys (spec, validator) {
+  return function keysOf (params, { xapiVersion }) {
     const out = {}
     if (spec.activityId) out.activityId = params.activityId
     if (spec.agent) out.agent = agentKey(validator.parseActorParam(params.agent, xapiVersion))
@@ -41,4 +47,4 @@ function documentParameters (spec, validator) {
   }
 }
 
-module.exports = { documentParameters, sha1 }
+module.exports = { documentQueries, documentKeys, sha1 }

@@ -10,13 +10,12 @@
 // stored etag, or insert-if-absent), so concurrent writers get 204 or 412
 // and never silently overwrite each other.
 
-const express = require('express')
 const { errors } = require('../../errors')
 const { httpDate, lastModified } = require('../../http/http-date')
-const { requireScope } = require('../../auth/basic-auth')
 const { conditionsOf, matches } = require('../../http/conditional')
 const { parseMediaType } = require('../../http/media-type')
-const { documentParameters, sha1 } = require('./document-keys')
+const { ref, json, header, response } = require('../../http/openapi-parts')
+const { documentQueries, documentKeys, sha1 } = require('./document-keys')
 const { scanJson } = require('../../validation/json-scan')
 const { isJsonObject } = require('../../lib/json-object')
 
@@ -25,50 +24,84 @@ const { isJsonObject } = require('../../lib/json-object')
 // concurrent writers all get through before the last gives up with 412.
 const MAX_MERGE_ATTEMPTS = 50
 const MERGE_BACKOFF_MS = 5
-
+const TAG = 'xAPI Documents'
+const IF_MATCH = header('If-Match', { type: 'string' }, 'ETag(s) the stored document must have, or `*` (it must exist).')
+const IF_NONE_MATCH = header('If-None-Match', { type: 'string' }, '`*`: only if no document exists.')
+const STORED = { 204: response('Stored; ETag is the new version\'s.', { headers: { ETag: ref('headers', 'ETag') } }) }
 
 function newValue (content, contentType) {
   return { content, contentType, etag: sha1(content), updated: new Date() }
 }
 
-function documentRoutes (spec, { config, credentials, documents, validator }) {
-  const router = express.Router({ caseSensitive: true })
-  const read = requireScope(credentials, `${spec.scope}:read`)
-  const write = requireScope(credentials, `${spec.scope}:write`)
-  const parse = documentParameters(spec, validator)
-  const params = (req, { allowSince = false } = {}) => parse(req.query, { xapiVersion: req.xapiVersion, allowSince })
+// spec: { resource, path, scope, docParam, activityId, agent, registration,
+// deleteMany, name (of the operations), title (in their summaries) }
+function documentRoutes (spec, { config, documents, validator }) {
+  const queries = documentQueries(spec)
+  const keysOf = documentKeys(spec, validator)
+  const read = `${spec.scope}:read`
+  const write = `${spec.scope}:write`
+  const route = (method, fields) => ({ method, path: spec.path, tag: TAG, ...fields })
 
-  router.get(spec.path, read, async (req, res) => {
-    const p = params(req, { allowSince: req.query[spec.docParam] === undefined })
-    if (!p.key) {
-      const rows = await documents.list({ resource: spec.resource, scope: p.scope, registration: p.registration, since: p.since })
-      if (rows.length) res.setHeader('Last-Modified', lastModified(rows.map((r) => r.updated)))
-      return res.type('application/json; charset=utf-8').end(JSON.stringify(rows.map((r) => r.docId)))
+  const get = route('get', {
+    operationId: `get${spec.name}`,
+    summary: `Get a ${spec.title} document, or the ids of them`,
+    description: `With \`${spec.docParam}\`: the document as stored, with its ETag (SHA-1 of the content). Without: a JSON array of the ids, optionally only those updated after \`since\`.`,
+    scope: read,
+    query: queries.get,
+    parameters: [header('If-None-Match', { type: 'string' }, 'ETag(s) the client holds: 304 without a body when the stored document has one of them.')],
+    responses: {
+      200: response('The document, or the list of ids.', {
+        content: { '*/*': { schema: {} }, 'application/json': { schema: { type: 'array', items: { type: 'string' } } } },
+        headers: { ETag: ref('headers', 'ETag'), 'Last-Modified': ref('headers', 'LastModified') }
+      }),
+      304: response('The document has not changed from the ETag named in If-None-Match.', { headers: { ETag: ref('headers', 'ETag') } })
+    },
+    errors: [errors.NotFound],
+    async handler (req, res, { query }) {
+      // since filters the list of ids: not with a document id.
+      if (query[spec.docParam] !== undefined && query.since !== undefined) throw errors.InvalidParameter('unknown parameter "since"')
+      const p = keysOf(query, req)
+      if (!p.key) {
+        const rows = await documents.list({ resource: spec.resource, scope: p.scope, registration: p.registration, since: p.since })
+        if (rows.length) res.setHeader('Last-Modified', lastModified(rows.map((r) => r.updated)))
+        return res.type('application/json; charset=utf-8').end(JSON.stringify(rows.map((r) => r.docId)))
+      }
+      const doc = await documents.get(p.key)
+      if (!doc) throw errors.NotFound(`no document with ${spec.docParam} "${p.docId}"`)
+      res.setHeader('ETag', `"${doc.etag}"`)
+      res.setHeader('Last-Modified', httpDate(doc.updated))
+      // RFC 7232 4.1: a client holding this version gets no body again.
+      const { ifNoneMatch } = conditionsOf(req)
+      if (ifNoneMatch && matches(ifNoneMatch, doc.etag)) return res.status(304).end()
+      res.setHeader('Content-Type', doc.contentType)
+      res.end(doc.content)
     }
-    const doc = await documents.get(p.key)
-    if (!doc) throw errors.NotFound(`no document with ${spec.docParam} "${p.docId}"`)
-    res.setHeader('ETag', `"${doc.etag}"`)
-    res.setHeader('Last-Modified', httpDate(doc.updated))
-    // RFC 7232 4.1: a client holding this version gets no body again.
-    const { ifNoneMatch } = conditionsOf(req)
-    if (ifNoneMatch && matches(ifNoneMatch, doc.etag)) return res.status(304).end()
-    res.setHeader('Content-Type', doc.contentType)
-    res.end(doc.content)
   })
 
-  router.put(spec.path, write, async (req, res) => {
-    const p = params(req)
-    if (!p.key) throw errors.InvalidParameter(`${spec.docParam} is required`)
-    const value = newValue(withinSize(req.rawBody), req.headers['content-type'] || 'application/octet-stream')
-    const { ifMatch, ifNoneMatch } = conditionsOf(req)
-    if (ifMatch) {
-      if (!(await replaceIfMatch(p.key, value, ifMatch))) throw errors.PreconditionFailed('If-Match does not match the stored document')
-    } else if (ifNoneMatch) {
-      if (!(await writeIfNoneMatch(p.key, value, ifNoneMatch))) throw errors.PreconditionFailed('If-None-Match: the document exists')
-    } else {
-      await putWithoutPrecondition(p.key, value, req.xapiVersion)
+  const put = route('put', {
+    operationId: `put${spec.name}`,
+    summary: `Store a ${spec.title} document`,
+    description: 'Any content type, kept as sent. Without If-Match/If-None-Match: 2.0 creates the document or answers 409 if it exists; ' +
+      `1.0.3 ${spec.resource === 'state' ? 'overwrites it' : 'answers 409 if it exists, 400 otherwise'}.`,
+    scope: write,
+    query: queries.write,
+    parameters: [IF_MATCH, IF_NONE_MATCH],
+    body: { kind: 'raw', required: true, content: { '*/*': { schema: {} } } },
+    responses: STORED,
+    errors: [errors.BadRequest, errors.DocumentConflict, errors.PreconditionFailed],
+    async handler (req, res, { query }) {
+      const p = keysOf(query, req)
+      const value = newValue(withinSize(req.rawBody), req.headers['content-type'] || 'application/octet-stream')
+      const { ifMatch, ifNoneMatch } = conditionsOf(req)
+      if (ifMatch) {
+        if (!(await replaceIfMatch(p.key, value, ifMatch))) throw errors.PreconditionFailed('If-Match does not match the stored document')
+      } else if (ifNoneMatch) {
+        if (!(await writeIfNoneMatch(p.key, value, ifNoneMatch))) throw errors.PreconditionFailed('If-None-Match: the document exists')
+      } else {
+        await putWithoutPrecondition(p.key, value, req.xapiVersion)
+      }
+      written(res, value)
     }
-    written(res, value)
   })
 
   // Communication 3.1.s3: a PUT without If-Match/If-None-Match.
@@ -111,50 +144,69 @@ function documentRoutes (spec, { config, credentials, documents, validator }) {
   // Communication 2.2.s7: POST merges the top-level keys of two JSON
   // objects; anything else is 400. Compare-and-swap on the etag that was
   // read, retried if another writer got in between.
-  router.post(spec.path, write, async (req, res) => {
-    const p = params(req)
-    if (!p.key) throw errors.InvalidParameter(`${spec.docParam} is required`)
-    const posted = mergeableObject(req.headers['content-type'], req.rawBody, config)
-    if (posted === NOT_JSON) throw errors.BadRequest('POST merges JSON: send Content-Type application/json (use PUT for other content)')
-    if (posted === NOT_AN_OBJECT) throw errors.BadRequest('POST body must be a JSON object to merge')
-    const { ifMatch, ifNoneMatch } = conditionsOf(req)
-    for (let attempt = 0; attempt < MAX_MERGE_ATTEMPTS; attempt++) {
-      const current = await documents.get(p.key)
-      const etag = current ? current.etag : null
-      if (ifMatch && !matches(ifMatch, etag)) throw errors.PreconditionFailed('If-Match does not match the stored document')
-      if (ifNoneMatch && current && matches(ifNoneMatch, etag)) throw errors.PreconditionFailed('If-None-Match: the document exists')
-      if (!current) {
-        const value = newValue(Buffer.from(JSON.stringify(posted)), 'application/json')
-        if (await documents.insert(p.key, value)) return written(res, value)
-        continue
+  const post = route('post', {
+    operationId: `post${spec.name}`,
+    summary: `Merge JSON into a ${spec.title} document`,
+    description: 'The top-level properties of the posted JSON object replace the stored object\'s (which must be JSON); absent, it is created.',
+    scope: write,
+    query: queries.write,
+    parameters: [IF_MATCH, IF_NONE_MATCH],
+    body: { kind: 'raw', required: true, content: json({ type: 'object' }) },
+    responses: STORED,
+    errors: [errors.BadRequest, errors.PreconditionFailed],
+    async handler (req, res, { query }) {
+      const p = keysOf(query, req)
+      const posted = mergeableObject(req.headers['content-type'], req.rawBody, config)
+      if (posted === NOT_JSON) throw errors.BadRequest('POST merges JSON: send Content-Type application/json (use PUT for other content)')
+      if (posted === NOT_AN_OBJECT) throw errors.BadRequest('POST body must be a JSON object to merge')
+      const { ifMatch, ifNoneMatch } = conditionsOf(req)
+      for (let attempt = 0; attempt < MAX_MERGE_ATTEMPTS; attempt++) {
+        const current = await documents.get(p.key)
+        const etag = current ? current.etag : null
+        if (ifMatch && !matches(ifMatch, etag)) throw errors.PreconditionFailed('If-Match does not match the stored document')
+        if (ifNoneMatch && current && matches(ifNoneMatch, etag)) throw errors.PreconditionFailed('If-None-Match: the document exists')
+        if (!current) {
+          const value = newValue(Buffer.from(JSON.stringify(posted)), 'application/json')
+          if (await documents.insert(p.key, value)) return written(res, value)
+          continue
+        }
+        const stored = mergeableObject(current.contentType, current.content, config) // it may have come by PUT
+        if (stored === NOT_JSON) throw errors.BadRequest('the stored document is not JSON, so it cannot be merged: use PUT')
+        if (stored === NOT_AN_OBJECT) throw errors.BadRequest('the stored document is not a JSON object, so it cannot be merged: use PUT')
+        const merged = withinSize(Buffer.from(JSON.stringify({ ...stored, ...posted })))
+        const value = newValue(merged, 'application/json')
+        if (await documents.replace(p.key, value, { etag })) return written(res, value)
+        if (ifMatch) throw errors.PreconditionFailed('the document changed while merging')
+        await new Promise((resolve) => setTimeout(resolve, Math.random() * MERGE_BACKOFF_MS))
       }
-      const stored = mergeableObject(current.contentType, current.content, config) // it may have come by PUT
-      if (stored === NOT_JSON) throw errors.BadRequest('the stored document is not JSON, so it cannot be merged: use PUT')
-      if (stored === NOT_AN_OBJECT) throw errors.BadRequest('the stored document is not a JSON object, so it cannot be merged: use PUT')
-      const merged = withinSize(Buffer.from(JSON.stringify({ ...stored, ...posted })))
-      const value = newValue(merged, 'application/json')
-      if (await documents.replace(p.key, value, { etag })) return written(res, value)
-      if (ifMatch) throw errors.PreconditionFailed('the document changed while merging')
-      await new Promise((resolve) => setTimeout(resolve, Math.random() * MERGE_BACKOFF_MS))
+      throw errors.PreconditionFailed('the document kept changing while merging; retry')
     }
-    throw errors.PreconditionFailed('the document kept changing while merging; retry')
   })
 
-  router.delete(spec.path, write, async (req, res) => {
-    const p = params(req)
-    const { ifMatch } = conditionsOf(req)
-    if (!p.key) {
-      if (!spec.deleteMany) throw errors.InvalidParameter(`${spec.docParam} is required`)
-      await documents.deleteMany({ resource: spec.resource, scope: p.scope, registration: p.registration })
-      return res.status(204).end()
+  const remove = route('delete', {
+    operationId: `delete${spec.name}`,
+    summary: `Delete a ${spec.title} document${spec.deleteMany ? ', or all of them' : ''}`,
+    description: spec.deleteMany ? `Without \`${spec.docParam}\`: every document of the activity, agent and registration.` : '',
+    scope: write,
+    query: queries.delete,
+    parameters: [IF_MATCH],
+    responses: { 204: response('Done.') },
+    errors: [errors.PreconditionFailed],
+    async handler (req, res, { query }) {
+      const p = keysOf(query, req)
+      const { ifMatch } = conditionsOf(req)
+      if (!p.key) {
+        await documents.deleteMany({ resource: spec.resource, scope: p.scope, registration: p.registration })
+        return res.status(204).end()
+      }
+      if (ifMatch) {
+        const deleted = ifMatch.any ? await documents.delete(p.key) : await deleteIfMatch(p.key, ifMatch)
+        if (!deleted) throw errors.PreconditionFailed('If-Match does not match the stored document')
+      } else {
+        await documents.delete(p.key)
+      }
+      res.status(204).end()
     }
-    if (ifMatch) {
-      const deleted = ifMatch.any ? await documents.delete(p.key) : await deleteIfMatch(p.key, ifMatch)
-      if (!deleted) throw errors.PreconditionFailed('If-Match does not match the stored document')
-    } else {
-      await documents.delete(p.key)
-    }
-    res.status(204).end()
   })
 
   // 204 with the new version's ETag, so a client can make its next change
@@ -174,8 +226,7 @@ function documentRoutes (spec, { config, credentials, documents, validator }) {
     return content
   }
 
-  router.all(spec.path, (req, res, next) => next(errors.MethodNotAllowed(`${req.method} is not supported on ${spec.path}`)))
-  return router
+  return [get, put, post, remove]
 }
 
 const NOT_JSON = Symbol('not JSON')

@@ -4,6 +4,6 @@
 // optional registration and stateId; DELETE without stateId removes all.
 const { documentRoutes } = require('../documents/document-routes')
 
-const STATE = { resource: 'state', path: '/activities/state', scope: 'state', docParam: 'stateId', activityId: true, agent: true, registration: true, deleteMany: true }
+const STATE = { resource: 'state', name: 'State', title: 'State', path: '/activities/state', scope: 'state', docParam: 'stateId', activityId: true, agent: true, registration: true, deleteMany: true }
 
 module.exports = { stateRoutes: (deps) => documentRoutes(STATE, deps) }

@@ -1,8 +1,9 @@
 'use strict'
 
 // The parameters of the /statements resource (Communication 2.1), each
-// route's checked by one schema (validation/query-parameters.js); GET
-// parameters are then turned into the statement query storage serves
+// route's declared here and checked by one schema (src/http/route.js,
+// validation/query-parameters.js); GET parameters are then turned into the
+// statement query storage serves
 // (src/storage/statement-query.js). Storage gets plain values only.
 
 const { errors } = require('../../errors')
@@ -10,37 +11,42 @@ const { toUtcTimestamp } = require('../../validation/formats')
 const { parameter: p } = require('../../validation/query-parameters')
 const { agentKey } = require('../agents/agent-keys')
 
+const FLAG = { schema: p.boolean, default: false }
+
+// Each route's parameters: the schema ajv checks them with (route.js) and
+// what /openapi.json says of them.
 const GET = {
-  properties: {
-    statementId: p.uuid,
-    voidedStatementId: p.uuid,
-    agent: p.string,
-    verb: p.iri,
-    activity: p.iri,
-    registration: p.uuid,
-    related_agents: p.boolean,
-    related_activities: p.boolean,
-    since: p.timestamp,
-    until: p.timestamp,
-    limit: p.count,
-    format: { enum: ['exact', 'ids', 'canonical'], description: 'ids, exact or canonical' },
-    attachments: p.boolean,
-    ascending: p.boolean
-  }
+  statementId: { schema: p.uuid, description: 'The statement with this id, unless voided. Combines only with `format` and `attachments`.' },
+  voidedStatementId: { schema: p.uuid, description: 'The voided statement with this id. Combines only with `format` and `attachments`.' },
+  agent: { schema: p.agent, description: 'Statements whose actor or object is this Agent or Group (anywhere in the statement with `related_agents`).' },
+  verb: { schema: p.iri, description: 'Statements with this verb id.' },
+  activity: { schema: p.iri, description: 'Statements whose object is this Activity (anywhere in the statement with `related_activities`).' },
+  registration: { schema: p.uuid, description: 'Statements with this context registration.' },
+  related_activities: { ...FLAG, description: 'Widen `activity` to context activities and SubStatements.' },
+  related_agents: { ...FLAG, description: 'Widen `agent` to authority, instructor, team, context agents and groups, and SubStatements.' },
+  since: { schema: p.timestamp, description: 'Only statements stored after this instant (exclusive).' },
+  until: { schema: p.timestamp, description: 'Only statements stored at or before this instant (inclusive).' },
+  limit: { schema: p.count, default: 0, description: 'Statements per page; 0 or more than LRS_STATEMENTS_MAX_LIMIT (default 100) mean that maximum.' },
+  format: {
+    schema: { enum: ['exact', 'ids', 'canonical'], description: 'ids, exact or canonical' },
+    default: 'exact',
+    description: '`ids`: agents, activities and verbs by identifier only; `canonical`: language maps reduced to the best Accept-Language match.'
+  },
+  attachments: { ...FLAG, description: 'Answer multipart/mixed with the attachments the LRS holds after the statements.' },
+  ascending: { ...FLAG, description: 'Oldest stored first.' },
+  more: { schema: p.string, description: 'The continuation token of a previous page\'s `more` URL; alone, or with exactly the parameters of the query it continues.' }
 }
-const PUT = { properties: { statementId: p.uuid }, required: ['statementId'] }
-const POST = { properties: {} }
+const PUT = { statementId: { schema: p.uuid, required: true, description: 'The statement\'s id.' } }
+const POST = {}
 const SINGLE_ALLOWED = new Set(['statementId', 'voidedStatementId', 'format', 'attachments'])
 
 const instant = (value) => new Date(Date.parse(toUtcTimestamp(value)))
 
-function statementParameters (validator) {
-  const get = validator.queryParameters(GET)
-
-  // A normalized description of a GET: { single: { id, voided } } or
-  // { query }, with format and attachments.
-  function parseGet (sent, { xapiVersion, maxLimit }) {
-    const params = get(sent)
+// GET's checked parameters (route.js), `more` taken out, turned into a
+// normalized description: { single: { id, voided } } or { query }, with
+// format and attachments.
+function statementQuery (validator) {
+  return function parseGet (params, { xapiVersion, maxLimit }) {
     const format = params.format || 'exact'
     const attachments = params.attachments === true
     if (params.statementId !== undefined || params.voidedStatementId !== undefined) {
@@ -66,8 +72,6 @@ function statementParameters (validator) {
     }
     return { query, format, attachments }
   }
-
-  return { parseGet, parsePut: validator.queryParameters(PUT), parsePost: validator.queryParameters(POST) }
 }
 
-module.exports = { statementParameters }
+module.exports = { statementQuery, GET, PUT, POST }

@@ -1,10 +1,11 @@
 'use strict'
 
-// JSON bodies of the admin API, checked against a schema compiled at start.
+// JSON request bodies (the admin API), checked against a schema compiled at
+// start: the `body.schema` of a route declaration (src/http/route.js).
 
 const Ajv = require('ajv')
 const { errors } = require('../errors')
-const { describeAjvError } = require('../validation/ajv')
+const { describeAjvError } = require('./ajv')
 const { isJsonObject } = require('../lib/json-object')
 
 const ajv = new Ajv({ allErrors: false, strict: true })
