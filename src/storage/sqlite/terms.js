@@ -33,6 +33,9 @@ function agentTerm (kind, key) {
   return kind + ':' + hashedAgent(key)
 }
 
+// `all` starts with the verb, the authority and the registration (when
+// there is one), so the writer looks each term up once (write-ops.js,
+// termIdsOf).
 function termsOf (record) {
   const agents = new Set(record.agents)
   const activities = new Set(record.activities)
@@ -42,12 +45,12 @@ function termsOf (record) {
     registration: record.registration ? 'g:' + record.registration : null,
     all: []
   }
+  out.all.push(out.verb, out.authority)
+  if (out.registration) out.all.push(out.registration)
   for (const a of agents) out.all.push(agentTerm('a', a))
   for (const a of record.relAgents) if (!agents.has(a) && a !== record.authorityKey) out.all.push(agentTerm('r', a))
   for (const a of activities) out.all.push('o:' + a)
   for (const a of record.relActivities) if (!activities.has(a)) out.all.push('c:' + a)
-  out.all.push(out.verb, out.authority)
-  if (out.registration) out.all.push(out.registration)
   return out
 }
 

@@ -11,6 +11,15 @@ const { LEVELS, TERM_TABLES, ID_TABLES, SEQ_OF_ID } = require('./schema')
 
 const PAIRS_PER_INSERT = 100
 
+// Inserts that write more than one row (the statement's with its trigger,
+// schema.js; the (term, seq) rows, many to a statement) and may fail
+// half-way on a constraint open a statement journal in SQLite, which
+// copies every page they touch first (16 KiB each) to undo them. OR
+// IGNORE cannot fail half-way, so it needs none: measured, a loop of these
+// inserts went from 25.8 to 23.2 us of CPU per statement. A (term, seq)
+// row is there once whatever happens; a statement row that is not written
+// is an error (insertRecord).
+
 // [term, seq, term, seq, ...] in (term, seq) order.
 function sortedRows (terms, seqs) {
   const seqAt = Float64Array.from(new Set(seqs)).sort()
@@ -37,7 +46,7 @@ function sortedRows (terms, seqs) {
 function writeOps (db) {
   const terms = termWriter(db)
   const lastSeq = db.prepare('SELECT max(seq) FROM statements').pluck()
-  const insertStatement = db.prepare(`INSERT INTO statements
+  const insertStatement = db.prepare(`INSERT OR IGNORE INTO statements
     (seq, id, voiding, ts, verb, registration, authority, ref, term_ids, attachments, body, stored_ms)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
   const seqOfId = db.prepare(SEQ_OF_ID).pluck()
@@ -59,7 +68,7 @@ function writeOps (db) {
       const params = rows.slice(i, i + 2 * PAIRS_PER_INSERT)
       let insert = pairInserts.get(params.length)
       if (!insert) {
-        insert = db.prepare('INSERT INTO recent_terms (term, seq) VALUES ' + new Array(params.length / 2).fill('(?, ?)').join(', '))
+        insert = db.prepare('INSERT OR IGNORE INTO recent_terms (term, seq) VALUES ' + new Array(params.length / 2).fill('(?, ?)').join(', '))
         pairInserts.set(params.length, insert)
       }
       insert.run(params)
@@ -74,6 +83,17 @@ function writeOps (db) {
       if (seq !== undefined) found.set(id, seq)
     }
     return found
+  }
+
+  // The ids of `records` stored already or earlier in `records`, in order.
+  function takenIds (records) {
+    const seen = new Set()
+    const taken = []
+    for (const r of records) {
+      if (seen.has(r.id) || seqOfId.get({ id: idToBlob(r.id) }) !== undefined) taken.push(r.id)
+      seen.add(r.id)
+    }
+    return taken
   }
 
   // Data 2.3.2 and Communication 2.1.4: flags on targets stored, or pending
@@ -95,26 +115,27 @@ function writeOps (db) {
 
   // The term ids of a record, resolved outside any savepoint: a dictionary
   // entry made in a savepoint that is undone would be cached but gone.
+  // The verb, authority and registration are the first of `all` (terms.js).
   function termIdsOf (record) {
     const t = record.terms
-    return { all: t.all.map(terms.id), verb: terms.id(t.verb), authority: terms.id(t.authority), registration: t.registration && terms.id(t.registration) }
+    const all = t.all.map(terms.id)
+    return { all, verb: all[0], authority: all[1], registration: t.registration ? all[2] : null }
   }
 
-  // Inserts one statement at `seq` with its outbox entries, adding its
-  // (term, seq) rows to `pairs` ({ terms, seqs }). False when its id is taken.
+  // Inserts one statement, whose id is not taken, at `seq` with its outbox
+  // entries, adding its (term, seq) rows to `pairs` ({ terms, seqs }).
   // `storedMs`: its stored time when `seq` is not in that millisecond.
   function insertRecord (r, t, seq, { forwardTo, now, pairs, storedMs = null }) {
     const id = idToBlob(r.id)
-    if (seqOfId.get({ id }) !== undefined) return false
-    insertStatement.run(seq, id, r.voiding ? 1 : 0, r.timestampFromStored ? 1 : 0, t.verb, t.registration || null, t.authority,
+    const { changes } = insertStatement.run(seq, id, r.voiding ? 1 : 0, r.timestampFromStored ? 1 : 0, t.verb, t.registration || null, t.authority,
       r.ref ? idToBlob(r.ref) : null, JSON.stringify(t.all), r.attachments.length ? JSON.stringify(r.attachments) : null, r.body, storedMs)
+    if (changes !== 1) throw new Error(`statement ${r.id} was not stored at seq ${seq}`) // OR IGNORE: a taken seq, a missing column
     insertId.run(id, seq)
     for (const term of t.all) {
       pairs.terms.push(term)
       pairs.seqs.push(seq)
     }
     for (const upstream of forwardTo) insertOutbox.run(upstream, id, now)
-    return true
   }
 
   // Where the last statement of a full millisecond went (insertStored), so
@@ -136,33 +157,31 @@ function writeOps (db) {
   }
 
   const ops = {
-    // One savepoint per group (request): a group whose ids are taken is
-    // undone and reported with them; its statements known to be stored
-    // already (`same[g]`) are skipped.
+    // A group (request) whose ids are taken is reported with them and
+    // stores nothing; its statements known to be stored already
+    // (`same[g]`) are skipped. Its ids are looked up before anything of it
+    // is written: this writer holds the write lock, so what is not stored
+    // now (nor earlier in the group) cannot be taken by the time it is
+    // inserted. (A savepoint per group, undone on a taken id, copied every
+    // page the group touched, 16 KiB each, into the statement journal:
+    // measured, about 1 us of the writer's 40 per statement.)
     storeBatch (groups, { storedMs, forwardTo, same }) {
       const termIds = groups.map((records) => records.map(termIdsOf))
       let seq = nextSeq(storedMs)
       const now = Date.now()
       return groups.map((records, g) => {
         const skip = new Set(same[g] || [])
-        const duplicates = []
-        const inserted = []
+        const kept = records.filter((r) => !skip.has(r.id))
+        const duplicates = takenIds(kept)
+        if (duplicates.length) return { duplicates }
         const pairs = { terms: [], seqs: [] }
-        db.exec('SAVEPOINT request')
         records.forEach((r, i) => {
           if (skip.has(r.id)) return
-          if (!insertRecord(r, termIds[g][i], seq, { forwardTo, now, pairs })) { duplicates.push(r.id); return }
-          inserted.push(r.id)
-          seq++
+          insertRecord(r, termIds[g][i], seq++, { forwardTo, now, pairs })
         })
-        if (duplicates.length) {
-          db.exec('ROLLBACK TO request; RELEASE request')
-          return { duplicates }
-        }
         insertTermRows(pairs)
-        applyReferences(records.filter((r) => !skip.has(r.id)))
-        db.exec('RELEASE request')
-        return { inserted }
+        applyReferences(kept)
+        return { inserted: kept.map((r) => r.id) }
       })
     },
 
@@ -187,7 +206,8 @@ function writeOps (db) {
         while (taken === lastSeqOf(ms)) taken = slot.get(firstSeqOf(++ms), lastSeqOf(ms))
         if (ms !== r.storedMs) rememberSpill(r.storedMs, ms)
         const seq = taken === null ? firstSeqOf(ms) : taken + 1
-        if (!insertRecord(r, termIdsOf(r), seq, { forwardTo, now, pairs, storedMs: ms === r.storedMs ? null : r.storedMs })) existing.add(r.id)
+        if (seqOfId.get({ id: idToBlob(r.id) }) !== undefined) existing.add(r.id)
+        else insertRecord(r, termIdsOf(r), seq, { forwardTo, now, pairs, storedMs: ms === r.storedMs ? null : r.storedMs })
       }
       insertTermRows(pairs)
       applyReferences(records.filter((r) => !existing.has(r.id)))
