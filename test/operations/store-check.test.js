@@ -81,10 +81,10 @@ test('a deleted term row, a deleted id row and a term row of no statement are ea
   })
   const res = await runLrs(['check'], lrs.storeEnv)
   assert.equal(res.code, 1, res.stdout + res.stderr)
-  assert.match(res.stdout, new RegExp(`^problem: 1 statement terms have no row in the term index .*queries by those .* miss those statements.*term \\d+ "${verb}"`, 'm'))
-  assert.match(res.stdout, /^problem: 1 statements have no row in the id index .*statementId= answers 404/m)
+  assert.match(res.stdout, new RegExp(`^problem: 1 statement term has no row in the term index .*queries by those .* miss those statements.*term \\d+ "${verb}"`, 'm'))
+  assert.match(res.stdout, /^problem: 1 statement has no row in the id index .*statementId= answers 404/m)
   assert.ok(res.stdout.replace(/-/g, '').includes(statementId), 'the statement is named')
-  assert.match(res.stdout, /^problem: 1 rows of \w+_terms belong to no statement that has that term.*at seq 12345/m)
+  assert.match(res.stdout, /^problem: 1 row of \w+_terms belongs to no statement that has that term.*at seq 12345/m)
   assert.match(res.stdout, /^problem: the id index has 399 rows for 400 statements/m)
   assert.match(res.stdout, /^4 problems found in /m) // the term rows' count is right: one missing, one too many
 })

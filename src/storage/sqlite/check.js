@@ -33,7 +33,7 @@ const EXAMPLES = 3
 const INTEGRITY_MESSAGES = 20
 
 // Runs `sql`, counting its rows and keeping the first few as `describe`
-// words them; adds one problem when there are any.
+// words them; adds one problem when there are any. `what`: [one, many].
 function collect (db, problems, sql, params, { what, describe, consequence }) {
   let count = 0
   const examples = []
@@ -41,7 +41,7 @@ function collect (db, problems, sql, params, { what, describe, consequence }) {
     count++
     if (examples.length < EXAMPLES) examples.push(describe(row))
   }
-  if (count) problems.push(`${count} ${what}${consequence ? ` (${consequence})` : ''}: e.g. ${examples.join('; ')}`)
+  if (count) problems.push(`${count} ${what[count === 1 ? 0 : 1]}${consequence ? ` (${consequence})` : ''}: e.g. ${examples.join('; ')}`)
   return count
 }
 
@@ -83,30 +83,30 @@ function checkIndexes (db) {
   const anyLevel = (term, seq) => TERM_TABLES.map((t) => `NOT EXISTS (${inLevel(t, term, seq)})`).join(' AND ')
 
   collect(db, problems, `SELECT s.seq, j.value AS term FROM statements s, json_each(s.term_ids) j WHERE ${anyLevel('j.value', 's.seq')}`, [], {
-    what: `statement terms have no row in the term index (${TERM_TABLES.join(', ')})`,
+    what: [`statement term has no row in the term index (${TERM_TABLES.join(', ')})`, `statement terms have no row in the term index (${TERM_TABLES.join(', ')})`],
     consequence: 'queries by those agents, verbs, activities or registrations miss those statements',
     describe: (r) => `${statement(r.seq)} term ${termName(db, r.term)}`
   })
   collect(db, problems, 'SELECT DISTINCT j.value AS term FROM statements s, json_each(s.term_ids) j WHERE NOT EXISTS (SELECT 1 FROM terms WHERE id = j.value)', [], {
-    what: 'term ids of statements are missing from the terms dictionary',
+    what: ['term id of statements is missing from the terms dictionary', 'term ids of statements are missing from the terms dictionary'],
     describe: (r) => `term id ${r.term}`
   })
   for (const table of TERM_TABLES) {
     collect(db, problems, `SELECT t.term, t.seq FROM ${table} t WHERE NOT EXISTS (SELECT 1 FROM statements s, json_each(s.term_ids) j WHERE s.seq = t.seq AND j.value = t.term)`, [], {
-      what: `rows of ${table} belong to no statement that has that term`,
+      what: [`row of ${table} belongs to no statement that has that term`, `rows of ${table} belong to no statement that has that term`],
       consequence: 'queries by those terms find statements they should not, or none',
       describe: (r) => `term ${termName(db, r.term)} at seq ${r.seq}`
     })
   }
   const idAnyLevel = ID_TABLES.map((t) => `NOT EXISTS (SELECT 1 FROM ${t} WHERE id = s.id AND seq = s.seq)`).join(' AND ')
   collect(db, problems, `SELECT s.seq FROM statements s WHERE ${idAnyLevel}`, [], {
-    what: `statements have no row in the id index (${ID_TABLES.join(', ')})`,
+    what: [`statement has no row in the id index (${ID_TABLES.join(', ')})`, `statements have no row in the id index (${ID_TABLES.join(', ')})`],
     consequence: 'GET /statements?statementId= answers 404 for them and their ids can be stored again',
     describe: (r) => statement(r.seq)
   })
   for (const table of ID_TABLES) {
     collect(db, problems, `SELECT i.id, i.seq FROM ${table} i WHERE NOT EXISTS (SELECT 1 FROM statements s WHERE s.seq = i.seq AND s.id = i.id)`, [], {
-      what: `rows of ${table} point at no statement with that id`,
+      what: [`row of ${table} points at no statement with that id`, `rows of ${table} point at no statement with that id`],
       consequence: 'those ids are refused as taken, or answer with another statement',
       describe: (r) => `id ${blobToId(r.id)} at seq ${r.seq}`
     })
@@ -115,12 +115,12 @@ function checkIndexes (db) {
     for (let b = a + 1; b < LEVELS.length; b++) {
       const [x, y] = [LEVELS[a], LEVELS[b]]
       collect(db, problems, `SELECT t.term, t.seq FROM ${x.terms} t WHERE EXISTS (SELECT 1 FROM ${y.terms} u WHERE u.term = t.term AND u.seq = t.seq)`, [], {
-        what: `term rows are in both ${x.terms} and ${y.terms}`,
+        what: [`term row is in both ${x.terms} and ${y.terms}`, `term rows are in both ${x.terms} and ${y.terms}`],
         consequence: 'queries return those statements twice',
         describe: (r) => `term ${termName(db, r.term)} at seq ${r.seq}`
       })
       collect(db, problems, `SELECT i.id, i.seq FROM ${x.ids} i WHERE EXISTS (SELECT 1 FROM ${y.ids} j WHERE j.id = i.id)`, [], {
-        what: `ids are in both ${x.ids} and ${y.ids}`,
+        what: [`id is in both ${x.ids} and ${y.ids}`, `ids are in both ${x.ids} and ${y.ids}`],
         describe: (r) => `id ${blobToId(r.id)}`
       })
     }
