@@ -13,6 +13,7 @@ COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund
 COPY ecosystem.config.js ./
 COPY src ./src
+COPY bin ./bin
 
 FROM node:20-bookworm-slim
 ENV NODE_ENV=production \
@@ -20,7 +21,8 @@ ENV NODE_ENV=production \
     LRS_DATA_DIR=/data
 WORKDIR /app
 COPY --from=build --chown=node:node /app /app
-RUN mkdir -p /data && chown node:node /data
+# `docker exec CONTAINER lrs check` (and every lrs command) works on the store
+RUN mkdir -p /data && chown node:node /data && ln -s /app/bin/lrs.js /usr/local/bin/lrs
 USER node
 VOLUME ["/data"]
 EXPOSE 8080

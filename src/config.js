@@ -12,7 +12,7 @@ const { StartupError } = require('./errors')
 const SETTINGS = [
   { key: 'port', env: 'PORT', type: 'integer', default: 8080, minimum: 0, maximum: 65535, doc: 'HTTP listen port.' },
   { key: 'host', env: 'HOST', type: 'string', default: '0.0.0.0', doc: 'HTTP listen address.' },
-  { key: 'mongodbUri', env: 'MONGODB_URI', type: 'string', default: '', doc: 'MongoDB connection string (standalone, replica set or sharded cluster): the `mongodb` storage engine. Unset: the `sqlite` engine, one database file in LRS_DATA_DIR.' },
+  { key: 'mongodbUri', env: 'MONGODB_URI', type: 'string', default: '', secret: 'url', doc: 'MongoDB connection string (standalone, replica set or sharded cluster): the `mongodb` storage engine. Unset: the `sqlite` engine, one database file in LRS_DATA_DIR.' },
   { key: 'mongodbDb', env: 'MONGODB_DB', type: 'string', default: 'lrs', pattern: '^[A-Za-z0-9_-]{1,63}$', doc: 'Database name.' },
   { key: 'mongodbPoolSize', env: 'MONGODB_POOL_SIZE', type: 'integer', default: 50, minimum: 1, doc: 'Most connections each worker opens to MongoDB.' },
   { key: 'writeConcern', env: 'LRS_WRITE_CONCERN', type: 'string', default: 'majority', pattern: '^(majority|[0-9]+)$', doc: 'Write concern `w` for statement and document writes, always with `j:true`: a request is answered only after the write is journaled on this many members (`majority`: a majority of the replica set; on a single server, that server\'s journal).' },
@@ -21,7 +21,7 @@ const SETTINGS = [
   { key: 'sqliteWriter', env: 'LRS_SQLITE_WRITER', type: 'string', default: 'auto', enum: ['auto', 'process', 'thread'], doc: 'Who writes the SQLite file. `process`: the host\'s one writer process (PM2 app `lrs-writer`), which every worker sends its writes to over a Unix socket (LRS_DATA_DIR/writer.sock, or one in the temporary folder when that path is too long), so workers never contend for the file\'s write lock. `thread`: a writer thread in each process. `auto`: `process` under PM2 (`npm start`; ecosystem.config.js starts the writer), `thread` for a process on its own (`npm run start:single`, the CLIs).' },
   { key: 'writerWaitMs', env: 'LRS_WRITER_WAIT_MS', type: 'integer', default: 5000, minimum: 100, doc: 'With the writer process: how long a write waits for the writer while it restarts (pm2 reload, a crash) before the request gets 503 with Retry-After (ms).' },
   { key: 'adminUser', env: 'LRS_ADMIN_USER', type: 'string', default: '', doc: 'Key of a bootstrap credential with scopes `all` and `admin`, created (or updated) at start. Unset: no bootstrap credential.' },
-  { key: 'adminPassword', env: 'LRS_ADMIN_PASSWORD', type: 'string', default: '', doc: 'Secret of the bootstrap credential (stored hashed with scrypt). Required when LRS_ADMIN_USER is set.' },
+  { key: 'adminPassword', env: 'LRS_ADMIN_PASSWORD', type: 'string', default: '', secret: true, doc: 'Secret of the bootstrap credential (stored hashed with scrypt). Required when LRS_ADMIN_USER is set.' },
   { key: 'authorityHomePage', env: 'LRS_AUTHORITY_HOMEPAGE', type: 'string', default: 'http://localhost/lrs', doc: 'account.homePage of the authority Agent the LRS sets on statements (its account.name is the credential key).' },
   { key: 'defaultXapiVersion', env: 'LRS_DEFAULT_XAPI_VERSION', type: 'string', default: 'auto', enum: ['auto', '1.0.3', '2.0.0'], doc: 'xAPI version reported in X-Experience-API-Version when a request carries no valid version header (that request still gets 400). `auto`: the version the same client (same Authorization header) last used on this worker, else 1.0.3.' },
   { key: 'statementsMaxLimit', env: 'LRS_STATEMENTS_MAX_LIMIT', type: 'integer', default: 100, minimum: 1, maximum: 10000, doc: 'Most statements in one GET /statements page; also what limit=0 means.' },
@@ -40,7 +40,7 @@ const SETTINGS = [
   { key: 'refusalsPerSecond', env: 'LRS_REFUSALS_PER_SECOND', type: 'integer', default: 20, minimum: 1, doc: 'Refusals decided before the body is read (401, and 429 for load or failed authentications) answered at once per second, per worker; beyond it a refusal\'s answer is held (no CPU) until the budget allows, so clients that retry at once without honouring Retry-After are paced instead of taking the CPU accepted requests need.' },
   { key: 'refusalHoldMaxMs', env: 'LRS_REFUSAL_HOLD_MAX_MS', type: 'integer', default: 5000, minimum: 0, doc: 'Longest a refusal\'s answer is held beyond LRS_REFUSALS_PER_SECOND (ms); 0: never held.' },
   { key: 'consistencyMarginMs', env: 'LRS_CONSISTENCY_MARGIN_MS', type: 'integer', default: 2000, minimum: 10, doc: 'X-Experience-API-Consistent-Through is now minus this margin: every statement stored at or before it is visible, on every worker. A batch that takes longer to become visible is given a later stored time before it is acknowledged (ms).' },
-  { key: 'cursorKey', env: 'LRS_CURSOR_KEY', type: 'string', default: '', pattern: '^(|.{32,})$', doc: 'Key (32 characters or more) that signs `more` continuation tokens. Unset: a random key is created once and kept in the database, shared by every worker and restart.' },
+  { key: 'cursorKey', env: 'LRS_CURSOR_KEY', type: 'string', default: '', secret: true, pattern: '^(|.{32,})$', doc: 'Key (32 characters or more) that signs `more` continuation tokens. Unset: a random key is created once and kept in the database, shared by every worker and restart.' },
   { key: 'corsOrigins', env: 'LRS_CORS_ORIGINS', type: 'string', default: '*', doc: 'Comma-separated origins browser content may call the LRS from, with credentials (`*`: any origin). Other origins get no CORS headers.' },
   { key: 'trustProxy', env: 'LRS_TRUST_PROXY', type: 'string', default: 'false', doc: 'Express `trust proxy`: `false`, `true`, a hop count or addresses/subnets. Decides which client address failed-authentication limits count per (behind a proxy, set it, or every client shares the proxy\'s address).' },
   { key: 'authMaxFailures', env: 'LRS_AUTH_MAX_FAILURES', type: 'integer', default: 10, minimum: 1, doc: 'Failed authentications per key, and per client address, within LRS_AUTH_FAILURE_WINDOW_S before further attempts get 429 with Retry-After (per worker; headers already verified are not limited).' },
@@ -48,7 +48,7 @@ const SETTINGS = [
   { key: 'credentialRefreshS', env: 'LRS_CREDENTIAL_REFRESH_S', type: 'integer', default: 300, minimum: 1, doc: 'How often each worker re-reads the credentials (s); an unknown key triggers a read at once (at most once a second).' },
   { key: 'credentialPollMs', env: 'LRS_CREDENTIAL_POLL_MS', type: 'integer', default: 500, minimum: 50, doc: 'How often each worker checks whether any credential changed (one small read; ms). A credential created, changed or revoked through /admin takes effect on every worker within this time and the read.' },
   { key: 'metricsPublishMs', env: 'LRS_METRICS_PUBLISH_MS', type: 'integer', default: 1000, minimum: 100, doc: 'How often each worker publishes its metrics to LRS_DATA_DIR/metrics for GET /metrics to merge (ms): the other workers\' figures in a scrape are at most this old.' },
-  { key: 'forwardUrls', env: 'LRS_FORWARD_URLS', type: 'string', default: '', doc: 'Comma-separated upstream LRS endpoints (https://user:pass@host/xapi) that stored statements are forwarded to, with their ids. Each statement gets an outbox entry per upstream in the write that stores it; each worker posts them in batches. 408/429/5xx and network errors are retried with capped backoff; a 409 is resolved statement by statement; any other 4xx moves the statements to dead letters (see /admin). Empty: forwarding off, and the write path reads nothing back.' },
+  { key: 'forwardUrls', env: 'LRS_FORWARD_URLS', type: 'string', default: '', secret: 'url', doc: 'Comma-separated upstream LRS endpoints (https://user:pass@host/xapi) that stored statements are forwarded to, with their ids. Each statement gets an outbox entry per upstream in the write that stores it; each worker posts them in batches. 408/429/5xx and network errors are retried with capped backoff; a 409 is resolved statement by statement; any other 4xx moves the statements to dead letters (see /admin). Empty: forwarding off, and the write path reads nothing back.' },
   { key: 'forwardTimeoutMs', env: 'LRS_FORWARD_TIMEOUT_MS', type: 'integer', default: 10000, minimum: 100, doc: 'Longest wait for an upstream to answer one forwarded batch (ms). A worker holds the batch for twice that; if it dies meanwhile, another worker takes the batch after that time.' },
   { key: 'logLevel', env: 'LRS_LOG_LEVEL', type: 'string', default: 'info', enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], doc: 'pino log level.' },
   { key: 'logFormat', env: 'LRS_LOG_FORMAT', type: 'string', default: 'auto', enum: ['auto', 'json', 'pretty'], doc: 'Log lines as JSON (one object a line, for PM2, containers and log shippers) or `pretty` (readable lines for a person). `auto`: pretty on a terminal, JSON otherwise.' },
@@ -71,26 +71,66 @@ const schema = {
 }
 const validate = new Ajv({ coerceTypes: true, allErrors: true }).compile(schema)
 
-function loadConfig (env = process.env) {
+// The settings as given (the default where a variable is unset or empty),
+// before validation.
+function rawSettings (env) {
   const raw = {}
   for (const s of SETTINGS) {
     const value = env[s.env]
     raw[s.key] = value === undefined || value === '' ? s.default : value
   }
+  return raw
+}
+
+// Every problem of a configuration, one sentence each naming its variable
+// (none: valid). `lrs config` prints them all; loadConfig refuses to start
+// on any.
+function configProblems (env = process.env) {
+  const raw = rawSettings(env)
+  const problems = []
   if (!validate(raw)) {
-    const problems = validate.errors.map((e) => {
+    for (const e of validate.errors) {
       const setting = SETTINGS.find((s) => '/' + s.key === e.instancePath)
-      return `${setting ? setting.env : e.instancePath} ${e.message}`
-    })
-    throw new StartupError(`invalid configuration: ${problems.join('; ')}`)
+      const allowed = e.params && e.params.allowedValues ? ` (${e.params.allowedValues.join(', ')})` : ''
+      problems.push(`${setting ? setting.env : e.instancePath} ${e.message}${allowed}`)
+    }
   }
-  if (raw.adminUser && !raw.adminPassword) throw new StartupError('invalid configuration: LRS_ADMIN_PASSWORD is required with LRS_ADMIN_USER')
-  if (raw.adminUser.includes(':')) throw new StartupError('invalid configuration: LRS_ADMIN_USER must not contain ":"')
-  const corsOrigins = raw.corsOrigins.split(',').map((o) => o.trim()).filter(Boolean)
-  const forwardUrls = raw.forwardUrls ? raw.forwardUrls.split(',').map((u) => u.trim()).filter(Boolean) : []
-  for (const u of forwardUrls) {
-    try { new URL(u) } catch { throw new StartupError(`invalid configuration: LRS_FORWARD_URLS has a bad URL: ${u}`) } // eslint-disable-line no-new
+  if (raw.adminUser && !raw.adminPassword) problems.push('LRS_ADMIN_PASSWORD is required with LRS_ADMIN_USER')
+  if (String(raw.adminUser).includes(':')) problems.push('LRS_ADMIN_USER must not contain ":"')
+  for (const u of listOf(raw.forwardUrls)) {
+    try { new URL(u) } catch { problems.push(`LRS_FORWARD_URLS has a bad URL: ${maskUrl(u)}`) } // eslint-disable-line no-new
   }
+  return problems
+}
+
+const listOf = (value) => String(value).split(',').map((v) => v.trim()).filter(Boolean)
+
+// A URL without the password of its user part (mongodb://u:****@host).
+function maskUrl (url) {
+  return url.replace(/(\/\/[^:/@]*:)[^@/]*@/, '$1****@')
+}
+
+// What a person checking the configuration sees (`lrs config`): each
+// setting's variable, its value with secrets masked, and whether it came
+// from the environment or is the default.
+function describeSettings (env = process.env) {
+  return SETTINGS.map((s) => {
+    const given = env[s.env] !== undefined && env[s.env] !== ''
+    const value = given ? env[s.env] : s.default
+    let shown = value === '' ? 'unset' : String(value)
+    if (s.secret === true && value !== '') shown = '********'
+    if (s.secret === 'url' && value !== '') shown = listOf(value).map(maskUrl).join(',')
+    return { env: s.env, value: shown, source: given ? 'environment' : 'default' }
+  })
+}
+
+function loadConfig (env = process.env) {
+  const problems = configProblems(env)
+  if (problems.length) throw new StartupError(`invalid configuration: ${problems.join('; ')}`)
+  const raw = rawSettings(env)
+  validate(raw) // coerces the numbers
+  const corsOrigins = listOf(raw.corsOrigins)
+  const forwardUrls = raw.forwardUrls ? listOf(raw.forwardUrls) : []
   return Object.freeze({
     ...raw,
     forwardUrls: Object.freeze(forwardUrls),
@@ -128,7 +168,7 @@ function docsWithSettings (page) {
 }
 
 // `readmeWithSettings`: the name from when the table was in README.md.
-module.exports = { loadConfig, docsWithSettings, readmeWithSettings: docsWithSettings, SETTINGS_PAGE }
+module.exports = { loadConfig, configProblems, describeSettings, docsWithSettings, readmeWithSettings: docsWithSettings, SETTINGS_PAGE }
 
 // `node src/config.js --docs` (or the old `--readme`) rewrites the table.
 if (require.main === module && ['--docs', '--readme'].includes(process.argv[2])) {

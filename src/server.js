@@ -48,7 +48,7 @@ async function startServer (config, { logger = createLogger(config), monitorComm
   const url = `http://${['0.0.0.0', '::'].includes(config.host) ? 'localhost' : config.host}:${port}`
   logger.info({ port, storage: storage.kind }, `LRS listening on ${url}/xapi`)
   credentialsLoaded.then(() => storage.credentials.all()).then((all) => {
-    if (all.length === 0) logger.warn('no credential exists yet, so every xAPI request gets 401: set LRS_ADMIN_USER and LRS_ADMIN_PASSWORD and start again, or run `npm run credential -- KEY SECRET`')
+    if (all.length === 0) logger.warn('no credential exists yet, so every xAPI request gets 401: set LRS_ADMIN_USER and LRS_ADMIN_PASSWORD and start again, or create one with `npx lrs credential create KEY` (it reads the secret from stdin or a prompt)')
   }, () => {}) // a store that cannot be read is reported where it is read
 
   // Shutdown: stop accepting connections (in PM2 cluster mode the master

@@ -16,7 +16,7 @@ trap cleanup EXIT
 
 echo "build stage: COPY package.json package-lock.json; npm ci --omit=dev"
 mkdir -p "$work/app" "$work/data"
-git -C "$root" archive HEAD package.json package-lock.json ecosystem.config.js src | tar -x -C "$work/app"
+git -C "$root" archive HEAD package.json package-lock.json ecosystem.config.js src bin | tar -x -C "$work/app"
 (cd "$work/app" && npm ci --omit=dev --no-audit --no-fund --loglevel=error)
 echo "runtime dependencies: $(cd "$work/app" && npm ls --omit=dev --all --parseable 2>/dev/null | tail -n +2 | wc -l) packages"
 for dev in $(node -p "Object.keys(require('$root/package.json').devDependencies).join(' ')"); do

@@ -13,6 +13,7 @@ const { errors } = require('../errors')
 const { hashSecretAsync } = require('../auth/secrets')
 const { KNOWN_SCOPES } = require('../auth/scopes')
 const { json, schema, response } = require('../http/openapi-parts')
+const { KEY_PATTERN, SECRET_MIN_LENGTH, SECRET_MAX_LENGTH, SECRET_PATTERN } = require('../auth/credential-rules')
 
 // The bodies, checked with ajv (route.js) and shown in /openapi.json.
 const scopes = { type: 'array', minItems: 1, uniqueItems: true, items: { enum: [...KNOWN_SCOPES] } }
@@ -21,8 +22,8 @@ const CREATE_BODY = {
   additionalProperties: false,
   required: ['scopes'],
   properties: {
-    key: { type: 'string', pattern: '^[A-Za-z0-9._~-]{1,128}$' },
-    secret: { type: 'string', minLength: 16, maxLength: 256, pattern: '^[^\\u0000-\\u001f]*$' },
+    key: { type: 'string', pattern: KEY_PATTERN },
+    secret: { type: 'string', minLength: SECRET_MIN_LENGTH, maxLength: SECRET_MAX_LENGTH, pattern: SECRET_PATTERN },
     scopes
   }
 }

@@ -46,4 +46,22 @@ async function eraseAgent (storage, agent) {
   return { agentDigest: agentDigest(key), removed }
 }
 
-module.exports = { eraseAgent }
+// What eraseAgent would remove, removing nothing (`lrs erase-agent
+// --dry-run`): the statements it would find the same way, and the
+// documents. Attachments and forwarding entries are counted by the erasure
+// itself (which of them another statement still uses is known only then).
+async function previewErasure (storage, agent) {
+  const key = agentKey(agent)
+  let statements = 0
+  let after = null
+  for (;;) {
+    const rows = await storage.statements.findByAgent(key, { after, limit: PAGE })
+    if (!rows.length) break
+    after = rows[rows.length - 1].position
+    statements += rows.filter((r) => appearsIn(r.body, key)).length
+  }
+  const documents = await storage.documents.countAgent(key)
+  return { agentDigest: agentDigest(key), wouldRemove: { statements, stateDocuments: documents.state, agentProfileDocuments: documents.agentProfile } }
+}
+
+module.exports = { eraseAgent, previewErasure }

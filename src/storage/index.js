@@ -6,7 +6,8 @@
 //   statements   storeBatch, insertStored, restamp, findOne, findBodies,
 //                findReferencedIds, findIdsReferencing, query(q, { deadline })
 //                (src/storage/statement-query.js), findByAgent, erase, scan
-//   documents    get, insert, replace, delete, list, deleteMany, eraseAgent
+//   documents    get, insert, replace, delete, list, deleteMany, eraseAgent,
+//                countAgent
 //   attachments  saveMany, findMany
 //   credentials  upsert, create, setScopes, remove, all, changeMark
 //   outbox       lease, release, remove, deadLetter, listDeadLetters,
@@ -16,12 +17,22 @@
 // writerRestarting() (true while writes wait for a writer being replaced).
 // Engine failures reach callers as
 // catalogue errors (DatabaseUnavailable, QueryTimeout).
+//
+// checkStorage(config, { quick }) looks at a store without opening it for
+// use (`lrs check`): read-only, on a stopped or a live store, it resolves
+// { ok, problems: [sentence], summary }.
 
 const { openMongoStorage } = require('./mongodb')
 const { openSqliteStorage } = require('./sqlite')
+const { checkMongoStore } = require('./mongodb/check')
+const { checkSqliteStore } = require('./sqlite/check')
 
 function openStorage (config, logger, options) {
   return config.storage === 'mongodb' ? openMongoStorage(config, logger, options) : openSqliteStorage(config, logger, options)
 }
 
-module.exports = { openStorage }
+async function checkStorage (config, { quick = false } = {}) {
+  return config.storage === 'mongodb' ? checkMongoStore(config) : checkSqliteStore(config, { quick })
+}
+
+module.exports = { openStorage, checkStorage }

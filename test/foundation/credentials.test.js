@@ -4,6 +4,7 @@ const { test } = require('node:test')
 const assert = require('node:assert/strict')
 const { startLrs } = require('../helpers/lrs')
 const { hashSecret } = require('../../src/auth/secrets')
+const { runLrs } = require('../helpers/cli')
 
 test('a credential added to storage works on its first use, and scopes are enforced', async () => {
   const lrs = await startLrs()
@@ -16,16 +17,12 @@ test('a credential added to storage works on its first use, and scopes are enfor
   assert.equal((await lrs.client('/statements', { auth: ['reader', 'wrong'] })).status, 401)
 })
 
-test('npm run credential stores a credential the LRS accepts', async () => {
-  const { execFileSync } = require('node:child_process')
-  const path = require('node:path')
+test('lrs credential create stores a credential the LRS accepts (the secret from stdin)', async () => {
   const lrs = await startLrs()
-  const out = execFileSync(process.execPath, [path.join(__dirname, '../../src/auth/credential-cli.js'), 'lms', 'lms-secret', 'statements/write,statements/read'], {
-    env: { ...process.env, ...lrs.storeEnv },
-    encoding: 'utf8'
-  })
-  assert.match(out, /credential "lms" stored/)
-  assert.equal((await lrs.client('/statements', { auth: ['lms', 'lms-secret'] })).status, 200)
+  const made = await runLrs(['credential', 'create', 'lms', '--scopes', 'statements/write,statements/read'], lrs.storeEnv, { input: 'lms-secret-long-enough\n' })
+  assert.equal(made.code, 0, made.stderr)
+  assert.match(made.stdout, /credential "lms" created/)
+  assert.equal((await lrs.client('/statements', { auth: ['lms', 'lms-secret-long-enough'] })).status, 200)
 })
 
 test('statements/read/mine reads only the statements stored with that credential (Communication 4.2)', async () => {

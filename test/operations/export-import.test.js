@@ -1,7 +1,7 @@
 'use strict'
 
 // Moving statements between stores: the NDJSON export (HTTP and
-// `npm run export`) and `npm run import`, which keeps ids, `stored`,
+// `lrs export`) and `lrs import`, which keeps ids, `stored`,
 // `authority` and voiding, is idempotent, resumes after an interruption
 // and reports what it rejected.
 
@@ -11,15 +11,14 @@ const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
 const crypto = require('node:crypto')
-const { spawn } = require('node:child_process')
 const { startLrs, freshStore, dropStoreDatabase, ENGINE } = require('../helpers/lrs')
 const { statement } = require('../helpers/statements')
+const { runLrs } = require('../helpers/cli')
 const { loadConfig } = require('../../src/config')
 const { createStatementValidator } = require('../../src/validation/statement-validator')
 const { importFiles } = require('../../src/transfer/import-statements')
 const { fileCheckpoints } = require('../../src/transfer/checkpoints')
 
-const ROOT = path.join(__dirname, '..', '..')
 
 function tempFile (name) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lrs-transfer-'))
@@ -27,17 +26,9 @@ function tempFile (name) {
   return path.join(dir, name)
 }
 
-// Runs a CLI of src/transfer against a store; resolves { code, stdout, stderr }.
-function runCli (script, args, storeEnv, { onStdout } = {}) {
-  const child = spawn(process.execPath, [path.join(ROOT, 'src/transfer', script), ...args], {
-    env: { ...process.env, MONGODB_URI: '', ...storeEnv, LRS_LOG_LEVEL: 'error' }
-  })
-  let stdout = ''
-  let stderr = ''
-  child.stdout.on('data', (d) => { stdout += d; if (onStdout) onStdout(stdout) })
-  child.stderr.on('data', (d) => { stderr += d })
-  const done = new Promise((resolve) => child.on('exit', (code, signal) => resolve({ code, signal, stdout, stderr })))
-  return Object.assign(done, { child })
+// Runs `lrs export` or `lrs import` against a store; resolves { code, stdout, stderr }.
+function runCli (command, args, storeEnv, options) {
+  return runLrs([command, ...args], storeEnv, options)
 }
 
 // A store of the given engine (the run's by default), removed after the
@@ -84,7 +75,7 @@ test('an export imported into an empty store gives the same statements: ids, sto
   const file = tempFile('export.ndjson')
   fs.writeFileSync(file, exported.text)
   const store = newStore()
-  const imported = await runCli('import-cli.js', [file], store)
+  const imported = await runCli('import', [file], store)
   assert.equal(imported.code, 0, imported.stderr + imported.stdout)
   assert.match(imported.stdout, /32 stored, 0 already stored, 0 rejected/)
 
@@ -96,13 +87,13 @@ test('an export imported into an empty store gives the same statements: ids, sto
   assert.equal((await copy.client(`/statements?voidedStatementId=${targetId}`)).json.id, targetId)
 
   // idempotent: a second run changes nothing
-  const again = await runCli('import-cli.js', [file], store)
+  const again = await runCli('import', [file], store)
   assert.equal(again.code, 0)
   assert.match(again.stdout, /0 stored, 32 already stored, 0 rejected/)
   assert.deepEqual(await allStatements(copy), before)
 
   // the CLI export gives the same lines as the HTTP one (order aside)
-  const cli = await runCli('export-cli.js', [], source.storeEnv)
+  const cli = await runCli('export', [], source.storeEnv)
   assert.equal(cli.code, 0, cli.stderr)
   assert.deepEqual(cli.stdout.trim().split('\n').sort(), exported.text.trim().split('\n').sort())
 })
@@ -139,7 +130,7 @@ for (const [from, to] of [['sqlite', 'mongodb'], ['mongodb', 'sqlite']]) {
     fs.writeFileSync(file, exported.text)
 
     const targetStore = newStore(to)
-    const imported = await runCli('import-cli.js', [file], targetStore)
+    const imported = await runCli('import', [file], targetStore)
     assert.equal(imported.code, 0, imported.stderr + imported.stdout)
     assert.match(imported.stdout, new RegExp(`${count} stored, 0 already stored, 0 rejected`))
 
@@ -192,7 +183,7 @@ test('a JSON array file imports; bad statements are rejected with their reasons 
   const file = tempFile('statements.json')
   fs.writeFileSync(file, JSON.stringify(items, null, 2))
   const store = newStore()
-  const res = await runCli('import-cli.js', [file], store)
+  const res = await runCli('import', [file], store)
   assert.equal(res.code, 1)
   assert.match(res.stdout, /\(array\): 5 stored, 0 already stored, 6 rejected/)
   assert.match(res.stdout, /1 {2}stored is later than the start of the import/)
@@ -219,7 +210,7 @@ test('more than 2,048 statements with one stored time, and as many without one, 
   fs.writeFileSync(file, [...shared, later, ...unstamped].map((s) => JSON.stringify(s)).join('\n') + '\n') // in stored order, as exports are
   const store = newStore()
   const started = Date.now()
-  const res = await runCli('import-cli.js', [file], store)
+  const res = await runCli('import', [file], store)
   assert.equal(res.code, 0, res.stderr + res.stdout)
   assert.match(res.stdout, /4201 stored, 0 already stored, 0 rejected/)
 
@@ -245,7 +236,7 @@ test('more than 2,048 statements with one stored time, and as many without one, 
   const again = tempFile('again.ndjson')
   fs.writeFileSync(again, exported.map((s) => JSON.stringify(s)).join('\n') + '\n')
   const copyStore = newStore()
-  assert.equal((await runCli('import-cli.js', [again], copyStore)).code, 0)
+  assert.equal((await runCli('import', [again], copyStore)).code, 0)
   const copy = await startLrs({ ...copyStore })
   const reExported = (await copy.http('/admin/statements/export')).text.trim().split('\n').map((l) => JSON.parse(l))
   assert.deepEqual(new Map(reExported.map((s) => [s.id, s.stored])), storedOf)
@@ -260,7 +251,7 @@ test('a statement text far longer than a stored statement may be is rejected wit
   fs.writeFileSync(lines, [ok[0], big(), ok[1], big()].map((s) => JSON.stringify(s)).join('\n')) // the last without a line break
   const array = tempFile('big.json')
   fs.writeFileSync(array, JSON.stringify([ok[2], big(), ok[3]], null, 2))
-  const res = await runCli('import-cli.js', [lines, array], store)
+  const res = await runCli('import', [lines, array], store)
   assert.equal(res.code, 1, res.stderr)
   assert.match(res.stdout, /\(ndjson\): 2 stored, 0 already stored, 2 rejected/)
   assert.match(res.stdout, /\(array\): 2 stored, 0 already stored, 1 rejected/)
@@ -274,7 +265,7 @@ test('a JSON array file that ends inside a statement stores the ones before and 
   const file = tempFile('cut.json')
   fs.writeFileSync(file, `[${JSON.stringify(good)}, {"actor": {"mbox": "mailto:a@example.com"}, "verb":`)
   const store = newStore()
-  const res = await runCli('import-cli.js', [file], store)
+  const res = await runCli('import', [file], store)
   assert.equal(res.code, 1, res.stderr)
   assert.match(res.stdout, /\(array\): 1 stored, 0 already stored, 1 rejected/)
   assert.match(res.stdout, /1 {2}the file ends inside this statement/)
@@ -287,7 +278,7 @@ test('an NDJSON line with a name given twice in one object is rejected, as a POS
   const twice = JSON.stringify({ ...statement(), id: crypto.randomUUID() }).slice(0, -1) + ',"result":{"success":true,"success":false}}'
   const file = tempFile('twice.ndjson')
   fs.writeFileSync(file, `${good}\n${twice}\n`)
-  const res = await runCli('import-cli.js', [file], newStore())
+  const res = await runCli('import', [file], newStore())
   assert.equal(res.code, 1)
   assert.match(res.stdout, /1 stored, 0 already stored, 1 rejected/)
   assert.match(res.stdout, /member name twice/)
@@ -312,7 +303,7 @@ test('an interrupted import resumes where it stopped', async () => {
     checkpoints: { ...saved, save: async (...args) => { await saved.save(...args); throw new Error('interrupted') } }
   }).catch((err) => err)
   assert.equal(interrupted.message, 'interrupted')
-  const second = await runCli('import-cli.js', [file], store)
+  const second = await runCli('import', [file], store)
   assert.equal(second.code, 0, second.stderr)
   assert.match(second.stdout, /resumed at byte [1-9]/)
   const exported = await lrs.http('/admin/statements/export')

@@ -65,4 +65,4 @@ async function detectEngine (db) {
   return info.ferretdbVersion || info.ferretdb ? 'ferretdb' : 'mongodb'
 }
 
-module.exports = { connect }
+module.exports = { connect, detectEngine }

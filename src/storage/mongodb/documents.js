@@ -53,6 +53,11 @@ function documentsRepository (db, { queryTimeoutMs, isFerret, locks }) {
       const [state, agentProfile] = await Promise.all(['state', 'agentProfile'].map(async (resource) => (await col.deleteMany({ agent, resource })).deletedCount))
       return { state, agentProfile }
     },
+    // What eraseAgent would remove (a preview of an erasure).
+    async countAgent (agent) {
+      const [state, agentProfile] = await Promise.all(['state', 'agentProfile'].map((resource) => col.countDocuments({ agent, resource }, { maxTimeMS: queryTimeoutMs })))
+      return { state, agentProfile }
+    },
     async list ({ resource, scope, registration, since }) {
       const filter = { resource, scope }
       if (registration !== undefined) filter.registration = registration

@@ -51,4 +51,4 @@ async function ensureIndexes (db, { engine }) {
   for (const [collection, indexes] of Object.entries(INDEXES)) await db.collection(collection).createIndexes(indexes)
 }
 
-module.exports = { ensureIndexes, STATEMENT_INDEXES }
+module.exports = { ensureIndexes, STATEMENT_INDEXES, INDEXES, COLLECTIONS }

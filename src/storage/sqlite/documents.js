@@ -26,7 +26,12 @@ function documentsRepository (db, { writer }) {
     },
     deleteMany: ({ resource, scope, registration }) => writer.call('documentDeleteMany', { resource, scope, registration }),
     // Every State and Agent Profile document of an agent (erasure).
-    eraseAgent: (agent) => writer.call('documentsEraseAgent', agent)
+    eraseAgent: (agent) => writer.call('documentsEraseAgent', agent),
+    // What eraseAgent would remove (a preview of an erasure).
+    async countAgent (agent) {
+      const count = (resource) => db.prepare('SELECT count(*) FROM documents WHERE agent = ? AND resource = ?').pluck().get(agent, resource)
+      return { state: count('state'), agentProfile: count('agentProfile') }
+    }
   }
 }
 

@@ -1,0 +1,181 @@
+'use strict'
+
+// `lrs check` on SQLite: is the file sound, and do the statement indexes
+// say what the statements say? Opens the file read-only and reads it in one
+// transaction, so it runs on a stopped store or beside a live LRS (it sees
+// one snapshot; the writer goes on meanwhile). Changes nothing.
+//
+// The file: PRAGMA integrity_check (every page, every b-tree, every index
+// of a table against its rows), or quick_check (the same without the
+// index-against-rows part: much faster on a big file).
+//
+// The statement indexes (schema.js): GET /statements finds a statement only
+// through its (term, seq) rows and its (id, seq) row, in any one of the
+// LEVELS tables. SQLite's own check cannot know that these rows belong to
+// the statements, so a row lost or left behind there passes it, and shows
+// only as a statement that queries never return (or a 404 by id). So:
+//   - every term of a statement (its term_ids) has its row in one level,
+//     and every term id is in the `terms` dictionary;
+//   - every row of the term tables belongs to a statement that has it;
+//   - every statement has its (id, seq) row in one level, and every id row
+//     points at the statement with that id;
+//   - no row is in two levels (a merge moves each row once);
+//   - the counts agree: id rows = statements, term rows = statement terms.
+// Each check stops collecting examples at EXAMPLES but counts every case.
+
+const fs = require('node:fs')
+const Database = require('better-sqlite3')
+const { databaseFile } = require('./open')
+const { blobToId } = require('./ids')
+const { LEVELS, TERM_TABLES, ID_TABLES } = require('./schema')
+
+const EXAMPLES = 3
+const INTEGRITY_MESSAGES = 20
+
+// Runs `sql`, counting its rows and keeping the first few as `describe`
+// words them; adds one problem when there are any. `what`: [one, many].
+function collect (db, problems, sql, params, { what, describe, consequence }) {
+  let count = 0
+  const examples = []
+  for (const row of db.prepare(sql).iterate(...params)) {
+    count++
+    if (examples.length < EXAMPLES) examples.push(describe(row))
+  }
+  if (count) problems.push(`${count} ${what[count === 1 ? 0 : 1]}${consequence ? ` (${consequence})` : ''}: e.g. ${examples.join('; ')}`)
+  return count
+}
+
+function termName (db, id) {
+  const row = db.prepare('SELECT term FROM terms WHERE id = ?').get(id)
+  return row ? `${id} "${row.term}"` : String(id)
+}
+
+const DAMAGED = 'the database file is damaged'
+const REMEDY = 'restore it from a backup (lrs export and lrs import move what can still be read)'
+
+function checkFile (db, { quick }) {
+  const pragma = quick ? 'quick_check' : 'integrity_check'
+  let rows
+  try {
+    rows = db.prepare(`PRAGMA ${pragma}(${INTEGRITY_MESSAGES})`).pluck().all()
+  } catch (err) {
+    // a page too damaged for the check to go on (SQLITE_CORRUPT)
+    if (/^SQLITE_(CORRUPT|NOTADB)/.test(err.code)) return [`${DAMAGED}: SQLite's ${pragma} stopped at "${err.message}"; ${REMEDY}`]
+    throw err
+  }
+  if (rows.length === 1 && rows[0] === 'ok') return []
+  return [`${DAMAGED} (SQLite's ${pragma}: ${rows.join('; ')}); ${REMEDY}`]
+}
+
+function checkTables (db) {
+  const have = new Set(db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").pluck().all())
+  const missing = ['statements', 'terms', ...TERM_TABLES, ...ID_TABLES].filter((t) => !have.has(t))
+  return missing.length ? [`tables are missing: ${missing.join(', ')} (not a store of this LRS, or a damaged one)`] : []
+}
+
+function checkIndexes (db) {
+  const problems = []
+  const statement = (seq) => {
+    const row = db.prepare('SELECT id FROM statements WHERE seq = ?').get(seq)
+    return row ? `statement ${blobToId(row.id)} (seq ${seq})` : `seq ${seq}`
+  }
+  const inLevel = (table, term, seq) => `SELECT 1 FROM ${table} WHERE term = ${term} AND seq = ${seq}`
+  const anyLevel = (term, seq) => TERM_TABLES.map((t) => `NOT EXISTS (${inLevel(t, term, seq)})`).join(' AND ')
+
+  collect(db, problems, `SELECT s.seq, j.value AS term FROM statements s, json_each(s.term_ids) j WHERE ${anyLevel('j.value', 's.seq')}`, [], {
+    what: [`statement term has no row in the term index (${TERM_TABLES.join(', ')})`, `statement terms have no row in the term index (${TERM_TABLES.join(', ')})`],
+    consequence: 'queries by those agents, verbs, activities or registrations miss those statements',
+    describe: (r) => `${statement(r.seq)} term ${termName(db, r.term)}`
+  })
+  collect(db, problems, 'SELECT DISTINCT j.value AS term FROM statements s, json_each(s.term_ids) j WHERE NOT EXISTS (SELECT 1 FROM terms WHERE id = j.value)', [], {
+    what: ['term id of statements is missing from the terms dictionary', 'term ids of statements are missing from the terms dictionary'],
+    describe: (r) => `term id ${r.term}`
+  })
+  for (const table of TERM_TABLES) {
+    collect(db, problems, `SELECT t.term, t.seq FROM ${table} t WHERE NOT EXISTS (SELECT 1 FROM statements s, json_each(s.term_ids) j WHERE s.seq = t.seq AND j.value = t.term)`, [], {
+      what: [`row of ${table} belongs to no statement that has that term`, `rows of ${table} belong to no statement that has that term`],
+      consequence: 'queries by those terms find statements they should not, or none',
+      describe: (r) => `term ${termName(db, r.term)} at seq ${r.seq}`
+    })
+  }
+  const idAnyLevel = ID_TABLES.map((t) => `NOT EXISTS (SELECT 1 FROM ${t} WHERE id = s.id AND seq = s.seq)`).join(' AND ')
+  collect(db, problems, `SELECT s.seq FROM statements s WHERE ${idAnyLevel}`, [], {
+    what: [`statement has no row in the id index (${ID_TABLES.join(', ')})`, `statements have no row in the id index (${ID_TABLES.join(', ')})`],
+    consequence: 'GET /statements?statementId= answers 404 for them and their ids can be stored again',
+    describe: (r) => statement(r.seq)
+  })
+  for (const table of ID_TABLES) {
+    collect(db, problems, `SELECT i.id, i.seq FROM ${table} i WHERE NOT EXISTS (SELECT 1 FROM statements s WHERE s.seq = i.seq AND s.id = i.id)`, [], {
+      what: [`row of ${table} points at no statement with that id`, `rows of ${table} point at no statement with that id`],
+      consequence: 'those ids are refused as taken, or answer with another statement',
+      describe: (r) => `id ${blobToId(r.id)} at seq ${r.seq}`
+    })
+  }
+  for (let a = 0; a < LEVELS.length; a++) {
+    for (let b = a + 1; b < LEVELS.length; b++) {
+      const [x, y] = [LEVELS[a], LEVELS[b]]
+      collect(db, problems, `SELECT t.term, t.seq FROM ${x.terms} t WHERE EXISTS (SELECT 1 FROM ${y.terms} u WHERE u.term = t.term AND u.seq = t.seq)`, [], {
+        what: [`term row is in both ${x.terms} and ${y.terms}`, `term rows are in both ${x.terms} and ${y.terms}`],
+        consequence: 'queries return those statements twice',
+        describe: (r) => `term ${termName(db, r.term)} at seq ${r.seq}`
+      })
+      collect(db, problems, `SELECT i.id, i.seq FROM ${x.ids} i WHERE EXISTS (SELECT 1 FROM ${y.ids} j WHERE j.id = i.id)`, [], {
+        what: [`id is in both ${x.ids} and ${y.ids}`, `ids are in both ${x.ids} and ${y.ids}`],
+        describe: (r) => `id ${blobToId(r.id)}`
+      })
+    }
+  }
+
+  const count = (table) => db.prepare(`SELECT count(*) FROM ${table}`).pluck().get()
+  const statements = count('statements')
+  const termsExpected = db.prepare('SELECT count(*) FROM statements s, json_each(s.term_ids) j').pluck().get()
+  const levels = LEVELS.map((level) => ({ ids: count(level.ids), terms: count(level.terms) }))
+  const idRows = levels.reduce((n, l) => n + l.ids, 0)
+  const termRows = levels.reduce((n, l) => n + l.terms, 0)
+  const perLevel = LEVELS.map((level, i) => `${level.ids} ${levels[i].ids}, ${level.terms} ${levels[i].terms}`).join('; ')
+  if (idRows !== statements) problems.push(`the id index has ${idRows} rows for ${statements} statements (${perLevel})`)
+  if (termRows !== termsExpected) problems.push(`the term index has ${termRows} rows for ${termsExpected} statement terms (${perLevel})`)
+  return { problems, statements, perLevel }
+}
+
+// { ok, problems: [sentence], summary } for the store of `config`.
+function checkSqliteStore (config, { quick = false } = {}) {
+  const file = databaseFile(config.dataDir)
+  if (!fs.existsSync(file)) return { ok: false, problems: [`there is no database file at ${file} (LRS_DATA_DIR)`], summary: '' }
+  let db
+  try {
+    db = new Database(file, { readonly: true, fileMustExist: true })
+    db.pragma('busy_timeout = 5000')
+  } catch (err) {
+    return { ok: false, problems: [`${file} cannot be opened: ${err.message}`], summary: '' }
+  }
+  const problems = []
+  let found = null
+  // Each part on its own: a damaged file can make any read throw
+  // (SQLITE_CORRUPT), and what the other parts find is still worth saying.
+  const attempt = (what, fn) => {
+    try {
+      return fn()
+    } catch (err) {
+      problems.push(`${what} failed: ${err.message}`)
+      return null
+    }
+  }
+  try {
+    db.exec('BEGIN') // one snapshot for every read below
+    problems.push(...(attempt('the file check', () => checkFile(db, { quick })) || []))
+    const tables = attempt('reading the schema', () => checkTables(db))
+    if (tables) problems.push(...tables)
+    if (tables && !tables.length) {
+      found = attempt('the index check', () => checkIndexes(db))
+      if (found) problems.push(...found.problems)
+    }
+  } finally {
+    try { db.exec('COMMIT') } catch {}
+    db.close()
+  }
+  const summary = found ? `${file}: ${found.statements} statements; indexes: ${found.perLevel}` : file
+  return { ok: problems.length === 0, problems, summary }
+}
+
+module.exports = { checkSqliteStore }
