@@ -177,6 +177,9 @@ function createWriterLoop ({ dataDir, walLimitBytes, mergeStatements, middleStat
           results.push({ id, value: ops[op](...args) })
           db.exec('RELEASE operation')
         } catch (err) {
+          // A full disk or an I/O error can make SQLite roll the whole
+          // transaction back: then every operation of it failed, with this.
+          if (!db.inTransaction) throw err
           db.exec('ROLLBACK TO operation; RELEASE operation')
           results.push({ id, error: errorOf(err) })
         }
