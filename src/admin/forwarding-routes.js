@@ -38,7 +38,10 @@ function forwardingRoutes ({ storage }) {
     body: { kind: 'parameters', description: 'The query parameters, as a JSON object (its fields win).' },
     responses: { 200: response('How many were put back.', { content: json(schema('ReplayResult')) }) },
     async handler (req, res, { query }) {
-      res.json({ replayed: await storage.outbox.replayDeadLetters(listParams(query)) })
+      const params = listParams(query)
+      const replayed = await storage.outbox.replayDeadLetters(params)
+      req.log.info({ audit: 'dead-letters-replayed', upstream: params.upstream, replayed }, 'dead letters replayed')
+      res.json({ replayed })
     }
   }]
 }

@@ -1,7 +1,7 @@
 'use strict'
 
 const { errors } = require('../errors')
-const { allows } = require('./scopes')
+const { allows, scopesAllowing } = require('./scopes')
 const { closeIfLargeBody } = require('../http/unread-body')
 
 // HTTP Basic authentication (xAPI 1.0.3 Communication 4.0), done before the
@@ -47,7 +47,9 @@ function requireScope (credentials, need) {
       }
       req.credential = credential
     }
-    if (!allows(req.credential.scopes, need)) throw errors.Forbidden()
+    if (!allows(req.credential.scopes, need)) {
+      throw errors.Forbidden(`this request needs one of the scopes ${scopesAllowing(need).join(', ')}; the credential has ${req.credential.scopes.join(', ')}`)
+    }
     next()
   }
 }

@@ -2,8 +2,11 @@
 
 // xAPI 1.0.3 Communication 4.2 scope names, and which of them each kind of
 // request needs. `all` and `all/read` cover every xAPI resource (read-only
-// for the latter). `admin` is this LRS's own: the /admin API, which `all`
-// does not include (xAPI's scopes are about xAPI resources).
+// for the latter). `admin` and `metrics` are this LRS's own: the /admin
+// API, which `all` does not include (xAPI's scopes are about xAPI
+// resources), and GET /metrics, which `admin` includes: Prometheus needs a
+// key that reads figures, not one that can create credentials and erase
+// learners.
 const NEEDS = {
   'statements:read': ['all', 'all/read', 'statements/read', 'statements/read/mine'],
   'statements:write': ['all', 'statements/write'],
@@ -12,7 +15,8 @@ const NEEDS = {
   'profile:read': ['all', 'all/read', 'profile'],
   'profile:write': ['all', 'profile'],
   'define:read': ['all', 'all/read', 'define', 'profile', 'statements/read'],
-  admin: ['admin']
+  admin: ['admin'],
+  metrics: ['admin', 'metrics']
 }
 
 const KNOWN_SCOPES = new Set(Object.values(NEEDS).flat())

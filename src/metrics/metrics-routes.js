@@ -1,7 +1,7 @@
 'use strict'
 
 // GET /metrics: Prometheus text format, cluster-wide (cluster-metrics.js),
-// for credentials with the `admin` scope. The forwarding outbox figures are
+// for credentials with the `metrics` scope (or `admin`). The forwarding outbox figures are
 // read from the store by the answering worker: they are the store's, not a
 // worker's.
 
@@ -36,7 +36,7 @@ function metricsRoutes ({ config, storage, clusterMetrics }) {
     operationId: 'getMetrics',
     summary: 'Prometheus metrics, cluster-wide',
     description: 'Whichever worker answers, the values are the cluster\'s (process metrics per worker, labelled `worker`); forwarding outbox gauges per upstream.',
-    scope: 'admin',
+    scope: 'metrics',
     responses: { 200: response('Prometheus text exposition format.', { content: { 'text/plain; version=0.0.4': { schema: { type: 'string' } } } }) },
     async handler (req, res) {
       const text = await clusterMetrics.render(upstreams.length ? [await outbox()] : [])

@@ -84,3 +84,33 @@ test('a scope change and a revocation take effect on another worker within a sec
   assert.ok(revokedAfter <= 1000, `revocation reached the other worker after ${revokedAfter} ms`)
   assert.equal((await a.client('/statements', { auth })).status, 401)
 })
+
+test('a `metrics` credential scrapes /metrics and nothing else; a 403 names the scopes the request needs', async () => {
+  const lrs = await startLrs()
+  const made = await lrs.http('/admin/credentials', { method: 'POST', body: { key: 'prometheus', secret: 'a-long-enough-secret', scopes: ['metrics'] } })
+  assert.equal(made.status, 201)
+  const auth = ['prometheus', 'a-long-enough-secret']
+  const scrape = await lrs.http('/metrics', { auth })
+  assert.equal(scrape.status, 200)
+  assert.match(scrape.text, /lrs_http_requests_total/)
+  const admin = await lrs.http('/admin/credentials', { auth })
+  assert.equal(admin.status, 403)
+  assert.equal(admin.json.message, 'this request needs one of the scopes admin; the credential has metrics')
+  const xapi = await lrs.client('/statements', { method: 'POST', body: statement(), auth })
+  assert.equal(xapi.status, 403)
+  assert.equal(xapi.json.message, 'this request needs one of the scopes all, statements/write; the credential has metrics')
+  assert.equal((await lrs.http('/metrics')).status, 200, 'admin still scrapes')
+})
+
+test('admin changes are logged with the key of the credential that made them, never a secret', async () => {
+  const logLines = []
+  const lrs = await startLrs({ LRS_LOG_LEVEL: 'info' }, { logLines })
+  const created = await lrs.http('/admin/credentials', { method: 'POST', body: { key: 'lms', secret: 'a-long-enough-secret', scopes: ['statements/write'] } })
+  assert.equal(created.status, 201)
+  assert.equal((await lrs.http('/admin/credentials/lms', { method: 'DELETE' })).status, 204)
+  const audit = logLines.filter((l) => l.audit)
+  assert.deepEqual(audit.map((l) => [l.audit, l.key, l.actor]), [['credential-created', 'lms', ADMIN.user], ['credential-revoked', 'lms', ADMIN.user]])
+  const requests = logLines.filter((l) => l.msg === 'request' && l.path.startsWith('/admin/credentials'))
+  assert.ok(requests.length === 2 && requests.every((l) => l.actor === ADMIN.user), 'request lines name the credential')
+  assert.ok(!JSON.stringify(logLines).includes('a-long-enough-secret'))
+})
