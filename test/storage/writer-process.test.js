@@ -63,6 +63,32 @@ async function assertStored (worker, agent, ids) {
 const learner = () => ({ objectType: 'Agent', mbox: `mailto:writer-${crypto.randomUUID()}@example.com` })
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
 
+// Two workers on one writer, posting for half a second already;
+// `nextWriter()` starts another writer on the store (what PM2 does),
+// `stopLoad()` ends the load and resolves with every answer.
+async function underLoad (t, env) {
+  const setup = await twoWorkersOnOneWriter(t, env)
+  const agent = learner()
+  const started = []
+  t.after(() => Promise.all(started.map((w) => w.stop('SIGKILL'))))
+  let done = false
+  const load = postUntil(setup.workers, { agent, stop: () => done })
+  await sleep(500)
+  return {
+    ...setup,
+    agent,
+    nextWriter () {
+      const next = startWriter(setup.store.LRS_DATA_DIR)
+      started.push(next)
+      return next
+    },
+    stopLoad () {
+      done = true
+      return load
+    }
+  }
+}
+
 test('two workers on one writer process: what one stores, the other reads', { skip }, async (t) => {
   const { workers: [a, b] } = await twoWorkersOnOneWriter(t)
   const agent = learner()
@@ -74,20 +100,12 @@ test('two workers on one writer process: what one stores, the other reads', { sk
 })
 
 test('a writer killed with SIGKILL under load: writes in flight get 503 with Retry-After, every acknowledged statement is stored, and writes resume with the next writer', { skip }, async (t) => {
-  const { store, writer, workers } = await twoWorkersOnOneWriter(t)
-  const agent = learner()
-  let next = null
-  t.after(() => next && next.stop('SIGKILL'))
-  let done = false
-  const load = postUntil(workers, { agent, stop: () => done })
-  await sleep(500)
+  const { writer, workers, agent, nextWriter, stopLoad } = await underLoad(t)
   await writer.stop('SIGKILL')
   await sleep(300)
-  next = startWriter(store.LRS_DATA_DIR) // what PM2's autorestart does
-  await next.ready
+  await nextWriter().ready
   await sleep(700)
-  done = true
-  const answers = await load
+  const answers = await stopLoad()
   const other = answers.filter((a) => a.status !== 200 && a.status !== 503)
   assert.deepEqual(other, [], 'no answer but 200 and 503')
   for (const a of answers.filter((a) => a.status === 503)) {
@@ -105,25 +123,18 @@ test('a writer stopped gracefully under load (pm2 reload) fails no write, and th
   // The next writer comes 800 ms later, past LRS_MAX_WAIT_MS: load
   // shedding would refuse the writes waiting for it if it took the gap for
   // overload.
-  const { store, writer, workers } = await twoWorkersOnOneWriter(t, { LRS_MAX_WAIT_MS: '400' })
-  const agent = learner()
-  let next = null
-  t.after(() => next && next.stop('SIGKILL'))
-  let done = false
-  const load = postUntil(workers, { agent, stop: () => done })
-  await sleep(500)
+  const { writer, workers, agent, nextWriter, stopLoad } = await underLoad(t, { LRS_MAX_WAIT_MS: '400' })
   assert.equal((await writer.stop('SIGTERM')).code, 0)
   const post = () => workers[0].client('/statements', { method: 'POST', body: statement({ actor: agent }) })
   const first = post()
   await sleep(600)
   const later = post() // while `first` has waited longer than LRS_MAX_WAIT_MS
   await sleep(200)
-  next = startWriter(store.LRS_DATA_DIR)
+  const next = nextWriter()
   assert.deepEqual([(await first).status, (await later).status], [200, 200], 'writes arriving during the gap wait for the next writer')
   await next.ready
   await sleep(500)
-  done = true
-  const answers = await load
+  const answers = await stopLoad()
   assert.deepEqual(answers.filter((a) => a.status !== 200), [], 'every write is answered 200')
   await assertStored(workers[0], agent, answers.map((a) => a.id))
 })
