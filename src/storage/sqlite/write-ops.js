@@ -53,6 +53,14 @@ function writeOps (db) {
   const insertId = db.prepare('INSERT INTO recent_ids (id, seq) VALUES (?, ?)')
   const insertOutbox = db.prepare('INSERT INTO forward_outbox (upstream, statement_id, enqueued_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING')
   const pairInserts = new Map()
+  // The (term, seq) rows of the statements storeBatch stored in this
+  // transaction, inserted once at its end (beforeCommit) in one sort:
+  // measured against a sort and insert per request, 7 % less writer CPU per
+  // statement and 6 % more statements/s (bench/writer-profile.js,
+  // 150,000 statements, three alternations). Any other operation inserts
+  // them first, so that it sees every row (restamp moves them, erasure
+  // removes them).
+  let pending = { terms: [], seqs: [] }
 
   function nextSeq (storedMs) {
     return Math.max(firstSeqOf(storedMs), (lastSeq.get() || 0) + 1)
@@ -174,12 +182,10 @@ function writeOps (db) {
         const kept = records.filter((r) => !skip.has(r.id))
         const duplicates = takenIds(kept)
         if (duplicates.length) return { duplicates }
-        const pairs = { terms: [], seqs: [] }
         records.forEach((r, i) => {
           if (skip.has(r.id)) return
-          insertRecord(r, termIds[g][i], seq++, { forwardTo, now, pairs })
+          insertRecord(r, termIds[g][i], seq++, { forwardTo, now, pairs: pending })
         })
-        insertTermRows(pairs)
         applyReferences(kept)
         return { inserted: kept.map((r) => r.id) }
       })
@@ -444,7 +450,37 @@ function writeOps (db) {
     }
   }
 
-  return { ops, upkeep, commit: terms.commit, rollback: terms.rollback }
+  function insertPending () {
+    if (!pending.terms.length) return
+    insertTermRows(pending)
+    pending = { terms: [], seqs: [] }
+  }
+  for (const name of Object.keys(ops)) {
+    if (name === 'storeBatch') continue
+    const op = ops[name]
+    ops[name] = (...args) => {
+      insertPending()
+      return op(...args)
+    }
+  }
+
+  return {
+    ops,
+    upkeep,
+    // Around each operation: where its pending rows begin, to drop them
+    // when it fails (its savepoint is undone).
+    mark: () => pending.terms.length,
+    dropFrom (at) {
+      pending.terms.length = at
+      pending.seqs.length = at
+    },
+    beforeCommit: insertPending,
+    commit: terms.commit,
+    rollback () {
+      pending = { terms: [], seqs: [] }
+      terms.rollback()
+    }
+  }
 }
 
 module.exports = { writeOps, sortedRows }

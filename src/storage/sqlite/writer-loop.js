@@ -82,7 +82,7 @@ function createWriterLoop ({ dataDir, walLimitBytes, mergeStatements, middleStat
   const mergeAt = mergeStatements || DEFAULT_MERGE_STATEMENTS
   const middleAt = middleStatements || 16 * mergeAt
   const checkEvery = Math.min(1000, mergeAt)
-  const { ops, upkeep, commit, rollback } = writeOps(db)
+  const { ops, upkeep, mark, dropFrom, beforeCommit, commit, rollback } = writeOps(db)
 
   function beginImmediate () {
     const deadline = Date.now() + LOCK_TIMEOUT_MS
@@ -174,6 +174,7 @@ function createWriterLoop ({ dataDir, walLimitBytes, mergeStatements, middleStat
       beginImmediate()
       for (const { id, op, args } of batch) {
         db.exec('SAVEPOINT operation')
+        const at = mark()
         try {
           results.push({ id, value: ops[op](...args) })
           db.exec('RELEASE operation')
@@ -181,10 +182,12 @@ function createWriterLoop ({ dataDir, walLimitBytes, mergeStatements, middleStat
           // A full disk or an I/O error can make SQLite roll the whole
           // transaction back: then every operation of it failed, with this.
           if (!db.inTransaction) throw err
+          dropFrom(at)
           db.exec('ROLLBACK TO operation; RELEASE operation')
           results.push({ id, error: errorOf(err) })
         }
       }
+      beforeCommit()
       db.exec('COMMIT')
       commit()
     } catch (err) {

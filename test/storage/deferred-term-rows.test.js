@@ -1,0 +1,41 @@
+'use strict'
+
+// The SQLite writer inserts the (term, seq) index rows of a transaction's
+// statements at its end, in one sort (write-ops.js). Operations that move
+// or remove index rows in the same transaction (Consistent-Through's
+// restamp, agent erasure) must see them: here they share a transaction
+// with the writes of their statements, and the index stays consistent.
+
+const { test } = require('node:test')
+const assert = require('node:assert/strict')
+const crypto = require('node:crypto')
+const { startLrs, ENGINE } = require('../helpers/lrs')
+const { statement } = require('../helpers/statements')
+const { toRecord } = require('../../src/resources/statements/statement-record')
+const { checkStorage } = require('../../src/storage')
+
+const AUTHORITY = { objectType: 'Agent', name: 'test', account: { homePage: 'http://localhost/lrs', name: 'test' } }
+
+function records (actor, n) {
+  return Array.from({ length: n }, () => toRecord({ ...statement({ actor }), id: crypto.randomUUID() }, { authority: AUTHORITY, xapiVersion: '1.0.3' }))
+}
+
+test('statements stored, restamped and erased in one writer transaction leave every index row right', { skip: ENGINE !== 'sqlite' && 'the deferred rows are the sqlite writer\'s' }, async () => {
+  const lrs = await startLrs()
+  const { statements } = lrs.storage
+  const actor = { objectType: 'Agent', mbox: `mailto:${crypto.randomUUID()}@example.com` }
+  const erased = records(actor, 5)
+  const moved = records(actor, 5)
+  const kept = records(actor, 5)
+  const options = { stored: new Date(), sameStatement: () => true }
+  // issued together, without waiting: the writer takes them in one transaction
+  await Promise.all([
+    statements.storeBatch([erased, moved, kept], options),
+    statements.erase(erased.map((r) => r.id)),
+    statements.restamp(moved.map((r) => r.id), new Date(Date.now() + 1000))
+  ])
+  const check = await checkStorage(lrs.config)
+  assert.deepEqual(check.problems, [])
+  const found = await lrs.client(`/statements?agent=${encodeURIComponent(JSON.stringify(actor))}&limit=100`)
+  assert.deepEqual(found.json.statements.map((s) => s.id).sort(), [...moved, ...kept].map((r) => r.id).sort())
+})
