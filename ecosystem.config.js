@@ -53,4 +53,8 @@ const workers = {
   env: { NODE_ENV: 'production', ...(writerProcess && { LRS_SQLITE_WRITER: 'process' }) }
 }
 
-module.exports = { apps: writerProcess ? [writer, workers] : [workers] }
+// The workers first: PM2 stops apps in this order, and a worker flushes its
+// write batcher on the way out, which needs the writer still there (the
+// other way round, workers logged a lost writer at every stop). At start
+// the order does not matter: a worker waits for the writer's socket.
+module.exports = { apps: writerProcess ? [workers, writer] : [workers] }

@@ -163,3 +163,16 @@ test('a second writer for a store that has one refuses to start, naming the sock
   assert.equal(code, 78, 'an exit code PM2 does not restart')
   assert.match(stderr, /another writer serves this store \(.*writer\.sock\)/)
 })
+
+test('a writer told to stop serves the workers still connected until they leave (PM2 stops every app at once), then exits', { skip }, async (t) => {
+  const { writer, workers: [a, b] } = await twoWorkersOnOneWriter(t)
+  writer.child.kill('SIGTERM')
+  await sleep(200)
+  const res = await a.client('/statements', { method: 'POST', body: statement() })
+  assert.equal(res.status, 200, 'served while the workers are still there')
+  assert.equal(writer.child.exitCode, null)
+  const left = Date.now()
+  await Promise.all([a.close({ graceMs: 0 }), b.close({ graceMs: 0 })])
+  assert.equal((await writer.exited).code, 0)
+  assert.ok(Date.now() - left < 1000, 'it exits once they have gone, not at its deadline')
+})

@@ -96,7 +96,7 @@ function connectWriter (socketPath, logger, { waitMs }) {
         lost++
         settle(call, unavailable('the connection to the SQLite writer broke'))
       }
-      if (up) logger.warn({ socket: socketPath, writesInFlight: lost }, 'SQLite writer connection lost; reconnecting')
+      if (up && !closed) logger.warn({ socket: socketPath, writesInFlight: lost }, 'SQLite writer connection lost; reconnecting')
       if (!closed) setTimeout(connect, RECONNECT_MS).unref()
     })
   }

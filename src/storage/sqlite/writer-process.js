@@ -30,6 +30,9 @@ const { writerSocketPath, sendFrame, readFrames } = require('./writer-socket')
 // Writes that arrive once the writer is closing are sent back for this
 // long; then the connections close.
 const CLOSING_GRACE_MS = 100
+// Past the workers' own shutdown grace (LRS_SHUTDOWN_GRACE_MS), the time
+// they take to flush their batchers and disconnect.
+const LINGER_MARGIN_MS = 1000
 
 function makeSchema (dataDir) {
   const db = openDatabase(dataDir)
@@ -88,7 +91,15 @@ async function startWriterProcess (config, logger) {
   })
   logger.info({ file: databaseFile(config.dataDir), socket: socketPath }, 'SQLite writer ready')
 
-  async function close () {
+  // `lingerMs`: how long the writer goes on serving the workers still
+  // connected. When PM2 stops everything, workers flush their write
+  // batchers during their own grace period and then disconnect: the writer
+  // must outlive them (PM2 signals every app at once). When only the
+  // writer is replaced, the workers stay: it serves them until the
+  // deadline, and the next writer starts right after.
+  async function close ({ lingerMs = 0 } = {}) {
+    const deadline = Date.now() + lingerMs
+    while (connections.size && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20))
     closing = true
     server.close()
     for (const socket of connections) sendFrame(socket, { closing: true })
@@ -110,7 +121,7 @@ async function main () {
     if (stopping) return
     stopping = true
     logger.info({ signal }, 'SQLite writer shutting down')
-    writer.close().then(() => logger.flush(() => process.exit(0)), (err) => {
+    writer.close({ lingerMs: config.shutdownGraceMs + LINGER_MARGIN_MS }).then(() => logger.flush(() => process.exit(0)), (err) => {
       logger.error({ err }, 'SQLite writer shutdown failed')
       logger.flush(() => process.exit(1))
     })
