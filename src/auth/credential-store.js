@@ -243,7 +243,10 @@ function createCredentialStore ({ config, storage, logger }) {
     clearInterval(pollTimer)
   }
 
-  return { start, authenticate, stop }
+  // How many credentials this worker knows (the bootstrap one included).
+  const count = () => byKey.size
+
+  return { start, authenticate, stop, count }
 }
 
 module.exports = { createCredentialStore }
