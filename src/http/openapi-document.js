@@ -261,6 +261,11 @@ function schemas () {
       removed: object(Object.fromEntries(['statements', 'attachments', 'forwardingEntries', 'stateDocuments', 'agentProfileDocuments'].map((k) => [k, { type: 'integer', minimum: 0 }])),
         ['statements', 'attachments', 'forwardingEntries', 'stateDocuments', 'agentProfileDocuments'])
     }, ['agentDigest', 'removed']),
+    ErasurePreview: object({
+      agentDigest: { type: 'string', description: 'The agent\'s name in the audit log.' },
+      wouldRemove: object(Object.fromEntries(['statements', 'stateDocuments', 'agentProfileDocuments'].map((k) => [k, { type: 'integer', minimum: 0 }])),
+        ['statements', 'stateDocuments', 'agentProfileDocuments'])
+    }, ['agentDigest', 'wouldRemove']),
     DeadLetter: object({
       id: { type: 'string' },
       upstream: { type: 'string' },
