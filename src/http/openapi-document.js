@@ -276,7 +276,18 @@ function schemas () {
       failedAt: DATE_TIME
     }, ['id', 'upstream', 'statementId', 'enqueuedAt', 'status', 'reason', 'failedAt']),
     DeadLetterList: object({ deadLetters: { type: 'array', items: schema('DeadLetter') } }, ['deadLetters']),
-    ReplayResult: object({ replayed: { type: 'integer', minimum: 0 } }, ['replayed'])
+    ReplayResult: object({ replayed: { type: 'integer', minimum: 0 } }, ['replayed']),
+    UpstreamList: object({
+      upstreams: {
+        type: 'array',
+        items: object({
+          id: { type: 'string', description: 'The upstream, as named in the metrics and dead letters (no credentials).' },
+          queued: { type: 'integer', minimum: 0, description: 'Statements waiting in its outbox.' },
+          oldestEnqueuedAt: { ...DATE_TIME, type: ['string', 'null'] },
+          deadLetters: { type: 'integer', minimum: 0 }
+        }, ['id', 'queued', 'oldestEnqueuedAt', 'deadLetters'])
+      }
+    }, ['upstreams'])
   }
 }
 

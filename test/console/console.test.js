@@ -1,14 +1,15 @@
 'use strict'
 
 // The console (/console) in a real browser: sign-in, the Statements
-// browser, Credentials and Learner erasure, each page checked with axe-core.
-// Statements are hostile input: names, displays and IRIs that would run
+// browser, Credentials, Learner erasure page checked with axe-core.
+// and Forwarding. Statements are hostile input: names, displays and IRIs that would run
 // script if they were ever parsed as markup or followed as links are shown
 // as text, and nothing runs (window.__pwned stays undefined, no dialog).
 
 const { test } = require('node:test')
 const assert = require('node:assert/strict')
 const crypto = require('node:crypto')
+const http = require('node:http')
 const { startLrs, ADMIN } = require('../helpers/lrs')
 const { statement } = require('../helpers/statements')
 const { until } = require('../helpers/wait')
@@ -29,7 +30,15 @@ const textOf = (page, selector) => page.$eval(selector, (e) => e.textContent)
 test('the console in a browser', { skip: browserSkip() }, async (t) => {
   const browser = await launchBrowser()
   t.after(() => browser.close())
-  const lrs = await startLrs()
+  // an upstream that refuses every statement for good, with a hostile answer
+  const upstream = http.createServer((req, res) => {
+    req.resume()
+    req.on('end', () => res.writeHead(400, { 'Content-Type': 'text/plain' }).end(HOSTILE_NAME))
+  })
+  await new Promise((resolve) => upstream.listen(0, '127.0.0.1', resolve))
+  t.after(() => new Promise((resolve) => upstream.close(resolve)))
+  const upstreamId = `127.0.0.1:${upstream.address().port}/xapi`
+  const lrs = await startLrs({ LRS_FORWARD_URLS: 'http://' + upstreamId, LRS_FORWARD_TIMEOUT_MS: '1000' })
   const learner = `learner-${crypto.randomUUID()}@example.com`
   const course = 'http://example.com/course/' + crypto.randomUUID()
 
@@ -193,6 +202,23 @@ test('the console in a browser', { skip: browserSkip() }, async (t) => {
     assert.match(await textOf(page, '#erasure-result'), /statements: 31/)
     const agent = encodeURIComponent(JSON.stringify({ mbox: 'mailto:' + learner }))
     assert.equal((await lrs.client(`/statements?agent=${agent}`)).json.statements.length, 0)
+    await nothingRan()
+  })
+
+  await t.test('Forwarding: the upstream with its queue and dead letters (its answer shown as text), and their replay', async () => {
+    const dead = async () => (await lrs.http('/admin/forwarding/dead-letters')).json.deadLetters.length
+    assert.ok(await until(async () => await dead() > 0, { within: 10000 }), 'the upstream refused statements')
+    await page.goto(lrs.url + '/console/#/forwarding')
+    await page.waitForSelector(`tr[data-upstream="${upstreamId}"]`)
+    const cells = await page.$$eval(`tr[data-upstream="${upstreamId}"] td`, (tds) => tds.map((td) => td.textContent))
+    assert.equal(cells[0], upstreamId)
+    assert.ok(Number(cells[3]) > 0, 'dead letters counted')
+    assert.ok(await page.$$eval('td', (tds) => tds.some((td) => td.textContent === '<script>window.__pwned = "name"</script>')), 'the upstream\'s answer as text')
+    await accessible()
+    await screenshot(page, 'console-forwarding')
+    await page.click(`tr[data-upstream="${upstreamId}"] button`)
+    await page.waitForFunction(() => /put back in the outbox/.test(document.getElementById('replay-status').textContent))
+    assert.match(await textOf(page, '#replay-status'), /^[1-9]\d* put back in the outbox of /)
     await nothingRan()
   })
 })

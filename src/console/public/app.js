@@ -8,7 +8,8 @@ import { show, el } from './dom.js'
 const PAGES = {
   statements: () => import('./pages/statements.js'),
   credentials: () => import('./pages/credentials.js'),
-  erasure: () => import('./pages/erasure.js')
+  erasure: () => import('./pages/erasure.js'),
+  forwarding: () => import('./pages/forwarding.js')
 }
 const HOME = 'statements'
 
