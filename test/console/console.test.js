@@ -132,6 +132,7 @@ test('the console in a browser', { skip: browserSkip() }, async (t) => {
     await page.waitForSelector('.badge.voided')
     assert.equal(JSON.parse(await textOf(page, 'pre.json')).id, toVoid.id)
     await accessible()
+    await page.evaluate(() => window.scrollTo(0, 0))
     await screenshot(page, 'console-statements')
     await nothingRan()
   })
