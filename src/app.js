@@ -19,6 +19,7 @@ const { adminRoutes } = require('./admin/admin-routes')
 const { metricsRoutes } = require('./metrics/metrics-routes')
 const { requestMetrics } = require('./metrics/request-metrics')
 const { openapiDocument } = require('./http/openapi-document')
+const { consoleRoutes } = require('./console/console-routes')
 const { createRouteTable } = require('./http/route')
 const { ref, json, response } = require('./http/openapi-parts')
 const { errors } = require('./errors')
@@ -80,6 +81,9 @@ function createApp (deps) {
   adminRouter.use(express.json({ limit: '1mb' }))
   adminRouter.use(admin)
   app.use('/admin', adminRouter)
+
+  // The console and the API docs: static pages calling the APIs above.
+  app.use(consoleRoutes())
 
   app.use(notFound)
   app.use(errorHandler())

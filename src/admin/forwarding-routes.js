@@ -1,11 +1,13 @@
 'use strict'
 
-// Forwarding dead letters under /admin/forwarding:
+// Forwarding under /admin/forwarding:
+//   GET  /admin/forwarding/upstreams             each upstream's queue and dead letters
 //   GET  /admin/forwarding/dead-letters          statements an upstream refused for good
 //   POST /admin/forwarding/dead-letters/replay   puts them back in the outbox
 
 const { parameter: p } = require('../validation/query-parameters')
 const { json, schema, response } = require('../http/openapi-parts')
+const { parseUpstream } = require('../forwarding/forwarder')
 
 const MAX_LIST = 1000
 
@@ -16,8 +18,25 @@ const LIST = {
 }
 const listParams = ({ upstream, limit = MAX_LIST }) => ({ upstream: upstream || null, limit })
 
-function forwardingRoutes ({ storage }) {
+function forwardingRoutes ({ config, storage }) {
+  // named as in the metrics and dead letters; never with their credentials
+  const upstreams = config.forwardUrls.map((u) => parseUpstream(u).id)
   return [{
+    method: 'get',
+    path: '/forwarding/upstreams',
+    operationId: 'listUpstreams',
+    summary: 'The upstreams statements are forwarded to, with their queues',
+    description: 'One entry per LRS_FORWARD_URLS upstream (none when forwarding is off): the statements waiting in its outbox, ' +
+      'when the oldest of them was queued, and its dead letters.',
+    responses: { 200: response('The upstreams.', { content: json(schema('UpstreamList')) }) },
+    async handler (req, res) {
+      const list = await Promise.all(upstreams.map(async (id) => {
+        const { queued, oldestEnqueuedAt, deadLetters } = await storage.outbox.stats(id)
+        return { id, queued, oldestEnqueuedAt: oldestEnqueuedAt ? oldestEnqueuedAt.toISOString() : null, deadLetters }
+      }))
+      res.json({ upstreams: list })
+    }
+  }, {
     method: 'get',
     path: '/forwarding/dead-letters',
     operationId: 'listDeadLetters',

@@ -261,6 +261,11 @@ function schemas () {
       removed: object(Object.fromEntries(['statements', 'attachments', 'forwardingEntries', 'stateDocuments', 'agentProfileDocuments'].map((k) => [k, { type: 'integer', minimum: 0 }])),
         ['statements', 'attachments', 'forwardingEntries', 'stateDocuments', 'agentProfileDocuments'])
     }, ['agentDigest', 'removed']),
+    ErasurePreview: object({
+      agentDigest: { type: 'string', description: 'The agent\'s name in the audit log.' },
+      wouldRemove: object(Object.fromEntries(['statements', 'stateDocuments', 'agentProfileDocuments'].map((k) => [k, { type: 'integer', minimum: 0 }])),
+        ['statements', 'stateDocuments', 'agentProfileDocuments'])
+    }, ['agentDigest', 'wouldRemove']),
     DeadLetter: object({
       id: { type: 'string' },
       upstream: { type: 'string' },
@@ -271,7 +276,18 @@ function schemas () {
       failedAt: DATE_TIME
     }, ['id', 'upstream', 'statementId', 'enqueuedAt', 'status', 'reason', 'failedAt']),
     DeadLetterList: object({ deadLetters: { type: 'array', items: schema('DeadLetter') } }, ['deadLetters']),
-    ReplayResult: object({ replayed: { type: 'integer', minimum: 0 } }, ['replayed'])
+    ReplayResult: object({ replayed: { type: 'integer', minimum: 0 } }, ['replayed']),
+    UpstreamList: object({
+      upstreams: {
+        type: 'array',
+        items: object({
+          id: { type: 'string', description: 'The upstream, as named in the metrics and dead letters (no credentials).' },
+          queued: { type: 'integer', minimum: 0, description: 'Statements waiting in its outbox.' },
+          oldestEnqueuedAt: { ...DATE_TIME, type: ['string', 'null'] },
+          deadLetters: { type: 'integer', minimum: 0 }
+        }, ['id', 'queued', 'oldestEnqueuedAt', 'deadLetters'])
+      }
+    }, ['upstreams'])
   }
 }
 

@@ -1,6 +1,6 @@
 'use strict'
 
-// Agent erasure (DELETE /admin/agents): every statement the agent appears
+// Agent erasure (DELETE /admin/agents, previewed by GET): every statement the agent appears
 // in, wherever in the statement, its State and Agent Profile documents,
 // attachments only its statements used, and pending forwarding entries;
 // statements of others and shared attachments stay; idempotent; the audit
@@ -51,8 +51,14 @@ test('erasing an agent removes it from everywhere it appears, and only that', as
   assert.equal((await lrs.client(`/agents/profile?agent=${q(learner)}&profileId=prefs`, { method: 'PUT', body: { lang: 'fr' }, headers: { 'If-None-Match': '*' } })).status, 204)
   assert.equal((await lrs.client(stateUrl(other, 'bookmark'), { method: 'PUT', body: { at: 'x' } })).status, 204)
 
+  // GET: the preview (the console's), which removes nothing
+  const preview = await lrs.http(`/admin/agents?agent=${q(learner)}`)
+  assert.equal(preview.status, 200, preview.text)
+  assert.deepEqual(preview.json.wouldRemove, { statements: his.length + 2, stateDocuments: 2, agentProfileDocuments: 1 })
+
   const erased = await lrs.http(`/admin/agents?agent=${q(learner)}`, { method: 'DELETE' })
   assert.equal(erased.status, 200, erased.text)
+  assert.equal(erased.json.agentDigest, preview.json.agentDigest)
   assert.deepEqual(erased.json.removed, { statements: his.length + 2, attachments: 1, forwardingEntries: his.length + 2, stateDocuments: 2, agentProfileDocuments: 1 })
 
   // nothing of the learner is left to read

@@ -1,0 +1,72 @@
+// The console's shell: sign-in, navigation and the hash routes
+// (#/statements?verb=… is a link to share). Each page is a module with
+// render(main, params).
+
+import { api, signIn, signOut, signedInKey, ApiError } from './api.js'
+import { show, el } from './dom.js'
+
+const PAGES = {
+  statements: () => import('./pages/statements.js'),
+  credentials: () => import('./pages/credentials.js'),
+  erasure: () => import('./pages/erasure.js'),
+  forwarding: () => import('./pages/forwarding.js')
+}
+const HOME = 'statements'
+
+const main = document.getElementById('main')
+const signInForm = document.getElementById('sign-in')
+const signInPage = [...main.childNodes]
+
+function route () {
+  const [name, query = ''] = window.location.hash.replace(/^#\/?/, '').split('?')
+  return { name: PAGES[name] ? name : HOME, params: new URLSearchParams(query) }
+}
+
+async function render () {
+  if (!signedInKey()) return
+  const { name, params } = route()
+  for (const a of document.querySelectorAll('#nav a')) {
+    if (a.getAttribute('href') === '#/' + name) a.setAttribute('aria-current', 'page')
+    else a.removeAttribute('aria-current')
+  }
+  try {
+    const page = await PAGES[name]()
+    await page.render(main, params)
+  } catch (err) {
+    show(main, el('h1', {}, 'Error'), el('p', { class: 'error', role: 'alert' }, err.message))
+  }
+}
+
+signInForm.addEventListener('submit', async (event) => {
+  event.preventDefault()
+  const key = signInForm.elements.key.value
+  const secret = signInForm.elements.secret.value
+  const message = document.getElementById('sign-in-error')
+  message.textContent = ''
+  try {
+    // Any /admin request checks both the secret and the admin scope.
+    await api('/admin/credentials', { auth: { key, secret } })
+  } catch (err) {
+    message.textContent = err instanceof ApiError && err.status === 401
+      ? 'That key and secret are not a valid credential.'
+      : err instanceof ApiError && err.status === 403
+        ? 'This credential lacks the admin scope.'
+        : err.message
+    return
+  }
+  signIn(key, secret)
+  signInForm.reset()
+  document.getElementById('nav').hidden = false
+  document.getElementById('who').hidden = false
+  document.getElementById('who-key').textContent = 'Signed in as ' + key
+  render()
+})
+
+document.getElementById('sign-out').addEventListener('click', () => {
+  signOut()
+  document.getElementById('nav').hidden = true
+  document.getElementById('who').hidden = true
+  show(main, ...signInPage)
+})
+
+window.addEventListener('hashchange', render)

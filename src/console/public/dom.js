@@ -1,0 +1,59 @@
+// Building the page from data without ever parsing data as markup: every
+// string becomes a Text node (append, textContent), never innerHTML.
+// Statements are hostile input: a display name holding <script> is shown as
+// those characters.
+
+// el('a', { href: '#/x', class: 'y', onclick: f }, 'text', child, [more])
+export function el (tag, attrs = {}, ...children) {
+  const e = document.createElement(tag)
+  for (const [name, value] of Object.entries(attrs)) {
+    if (value === null || value === undefined || value === false) continue
+    if (name.startsWith('on')) e.addEventListener(name.slice(2), value)
+    else if (name === 'href') e.setAttribute('href', inPageHref(value))
+    else e.setAttribute(name, value === true ? '' : String(value))
+  }
+  append(e, children)
+  return e
+}
+
+function append (parent, children) {
+  for (const c of children.flat(Infinity)) {
+    if (c === null || c === undefined || c === false) continue
+    parent.append(c instanceof Node ? c : String(c))
+  }
+}
+
+// Links go to the console's own pages or this origin only: an IRI from a
+// statement (javascript:…) never becomes an href.
+function inPageHref (href) {
+  const s = String(href)
+  if (s.startsWith('#') || (s.startsWith('/') && !s.startsWith('//')) || s.startsWith('../')) return s
+  throw new Error('refusing a link off the console: ' + s)
+}
+
+// Replaces what `parent` holds.
+export function show (parent, ...children) {
+  parent.replaceChildren()
+  append(parent, children)
+  return parent
+}
+
+// A labelled input; `attrs` go on the input.
+export function field (label, attrs = {}) {
+  return el('label', {}, label, ' ', el('input', attrs))
+}
+
+export function table (headings, rows, caption) {
+  return el('table', {},
+    caption ? el('caption', {}, caption) : null,
+    el('thead', {}, el('tr', {}, headings.map((h) => el('th', { scope: 'col' }, h)))),
+    el('tbody', {}, rows))
+}
+
+export function errorText (err) {
+  return el('p', { class: 'error', role: 'alert' }, err.message || String(err))
+}
+
+export function formValues (form) {
+  return Object.fromEntries(new FormData(form).entries())
+}

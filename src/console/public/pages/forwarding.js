@@ -1,0 +1,51 @@
+// Forwarding: the upstreams (LRS_FORWARD_URLS) with their queue depth, the
+// dead letters (statements an upstream refused for good, with its answer
+// shown as text) and their replay.
+
+import { api } from '../api.js'
+import { el, show, table, errorText } from '../dom.js'
+
+function upstreamRows (upstreams, replay) {
+  return upstreams.map((u) => el('tr', { 'data-upstream': u.id },
+    el('td', {}, el('code', {}, u.id)), el('td', {}, String(u.queued)), el('td', {}, u.oldestEnqueuedAt || '—'), el('td', {}, String(u.deadLetters)),
+    el('td', {}, u.deadLetters ? el('button', { type: 'button', class: 'secondary', onclick: () => replay(u.id) }, 'Replay dead letters') : null)))
+}
+
+function deadLetterRows (deadLetters) {
+  return deadLetters.map((d) => el('tr', {},
+    el('td', {}, el('code', {}, d.upstream)),
+    el('td', {}, el('a', { href: '#/statements?statementId=' + encodeURIComponent(d.statementId) }, d.statementId)),
+    el('td', {}, String(d.status)), el('td', {}, d.reason), el('td', {}, d.failedAt)))
+}
+
+export async function render (main) {
+  const status = el('p', { role: 'status', id: 'replay-status' })
+  const content = el('div', {})
+  async function reload () {
+    try {
+      const [{ upstreams }, { deadLetters }] = await Promise.all([api('/admin/forwarding/upstreams'), api('/admin/forwarding/dead-letters', { query: { limit: 100 } })])
+      show(content,
+        el('h2', {}, 'Upstreams'),
+        upstreams.length
+          ? table(['Upstream', 'Queued', 'Oldest queued', 'Dead letters', ''], upstreamRows(upstreams, replay))
+          : el('p', {}, 'Forwarding is off (LRS_FORWARD_URLS is empty).'),
+        el('h2', {}, 'Dead letters'),
+        deadLetters.length
+          ? table(['Upstream', 'Statement', 'Status', 'Answer', 'Failed at'], deadLetterRows(deadLetters), 'The latest 100')
+          : el('p', {}, 'None.'))
+    } catch (err) {
+      show(content, errorText(err))
+    }
+  }
+  async function replay (upstream) {
+    try {
+      const { replayed } = await api('/admin/forwarding/dead-letters/replay', { method: 'POST', body: { upstream } })
+      status.textContent = `${replayed} put back in the outbox of ${upstream}.`
+      await reload()
+    } catch (err) {
+      show(status, errorText(err))
+    }
+  }
+  show(main, el('h1', {}, 'Forwarding'), status, content)
+  await reload()
+}

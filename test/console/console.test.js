@@ -1,0 +1,225 @@
+'use strict'
+
+// The console (/console) in a real browser: sign-in, the Statements
+// browser, Credentials, Learner erasure page checked with axe-core.
+// and Forwarding. Statements are hostile input: names, displays and IRIs that would run
+// script if they were ever parsed as markup or followed as links are shown
+// as text, and nothing runs (window.__pwned stays undefined, no dialog).
+
+const { test } = require('node:test')
+const assert = require('node:assert/strict')
+const crypto = require('node:crypto')
+const http = require('node:http')
+const { startLrs, ADMIN } = require('../helpers/lrs')
+const { statement } = require('../helpers/statements')
+const { until } = require('../helpers/wait')
+const { browserSkip, launchBrowser, watchedPage, accessibilityProblems, screenshot } = require('../helpers/browser')
+
+const VOIDED = 'http://adlnet.gov/expapi/verbs/voided'
+const HOSTILE_NAME = '<script>window.__pwned = "name"</script>'
+const HOSTILE_DISPLAY = '<img src=x onerror="window.__pwned = \'display\'; alert(1)">'
+const HOSTILE_IRI = 'javascript:window.__pwned=1;alert(1)'
+
+async function fill (page, selector, value) {
+  await page.$eval(selector, (e) => { e.value = '' })
+  await page.type(selector, value)
+}
+
+const textOf = (page, selector) => page.$eval(selector, (e) => e.textContent)
+
+test('the console in a browser', { skip: browserSkip() }, async (t) => {
+  const browser = await launchBrowser()
+  t.after(() => browser.close())
+  // an upstream that refuses every statement for good, with a hostile answer
+  const upstream = http.createServer((req, res) => {
+    req.resume()
+    req.on('end', () => res.writeHead(400, { 'Content-Type': 'text/plain' }).end(HOSTILE_NAME))
+  })
+  await new Promise((resolve) => upstream.listen(0, '127.0.0.1', resolve))
+  t.after(() => new Promise((resolve) => upstream.close(resolve)))
+  const upstreamId = `127.0.0.1:${upstream.address().port}/xapi`
+  const lrs = await startLrs({ LRS_FORWARD_URLS: 'http://' + upstreamId, LRS_FORWARD_TIMEOUT_MS: '1000' })
+  const learner = `learner-${crypto.randomUUID()}@example.com`
+  const course = 'http://example.com/course/' + crypto.randomUUID()
+
+  // 30 statements of one learner (two pages of 25), a voided one, and the hostile ones
+  const own = Array.from({ length: 30 }, (_, i) => statement({
+    actor: { objectType: 'Agent', name: 'Ada', mbox: 'mailto:' + learner },
+    verb: { id: 'http://example.com/verbs/attempted', display: { 'en-US': 'attempted' } },
+    object: { objectType: 'Activity', id: `${course}/${i}`, definition: { name: { 'en-US': `Lesson ${i}` } } }
+  }))
+  const toVoid = statement({ id: crypto.randomUUID(), actor: { objectType: 'Agent', name: 'Ada', mbox: 'mailto:' + learner } })
+  const hostile = statement({
+    actor: { objectType: 'Agent', name: HOSTILE_NAME, mbox: `mailto:mallory-${crypto.randomUUID()}@example.com` },
+    verb: { id: 'http://example.com/verbs/pwned', display: { 'en-US': HOSTILE_DISPLAY } },
+    object: { objectType: 'Activity', id: HOSTILE_IRI, definition: { name: { 'en-US': HOSTILE_DISPLAY }, extensions: { 'http://example.com/ext': '<script>window.__pwned = "ext"</script>' } } },
+    attachments: [{ usageType: 'http://example.com/usage/cert', display: { 'en-US': HOSTILE_NAME }, contentType: 'application/pdf', length: 10, sha2: 'a'.repeat(64), fileUrl: 'http://example.com/cert.pdf' }]
+  })
+  for (const body of [own, toVoid, hostile]) {
+    const res = await lrs.client('/statements', { method: 'POST', body })
+    assert.equal(res.status, 200, res.text)
+  }
+  assert.equal((await lrs.client('/statements', { method: 'POST', body: statement({ verb: { id: VOIDED, display: { 'en-US': 'voided' } }, object: { objectType: 'StatementRef', id: toVoid.id } }) })).status, 200)
+
+  const { page, seen } = await watchedPage(browser)
+  const nothingRan = async () => {
+    assert.equal(await page.evaluate(() => window.__pwned), undefined, 'no injected script ran')
+    assert.deepEqual(seen.dialogs, [], 'no dialog opened')
+    assert.deepEqual(seen.errors, [])
+    assert.deepEqual(await page.evaluate(() => window.__cspViolations), [], 'no CSP violation')
+  }
+  const accessible = async () => assert.deepEqual(await accessibilityProblems(page), [])
+
+  await t.test('the console is served with a CSP allowing no inline script or style, and signs in only with an admin credential, kept in memory', async () => {
+    const res = await fetch(lrs.url + '/console/')
+    assert.equal(res.status, 200)
+    const csp = res.headers.get('content-security-policy')
+    assert.match(csp, /script-src 'self'(;|$)/)
+    assert.match(csp, /style-src 'self'(;|$)/)
+    assert.doesNotMatch(csp, /unsafe-inline|unsafe-eval/)
+    assert.doesNotMatch(await res.text(), /<script>|<style|\sstyle=|\son\w+=/, 'no inline script, style or handler in the page')
+    assert.equal(res.headers.get('set-cookie'), null)
+
+    assert.equal((await lrs.http('/admin/credentials', { method: 'POST', body: { key: 'reader', secret: 'a-long-enough-secret', scopes: ['all/read'] } })).status, 201)
+    await page.goto(lrs.url + '/console/#/statements?verb=' + encodeURIComponent('http://example.com/verbs/attempted'))
+    await accessible()
+    await screenshot(page, 'console-sign-in')
+    const signIn = async (key, secret) => {
+      await fill(page, '#sign-in input[name=key]', key)
+      await fill(page, '#sign-in input[name=secret]', secret)
+      await page.click('#sign-in button[type=submit]')
+    }
+    await signIn(ADMIN.user, 'wrong-secret')
+    await page.waitForFunction(() => document.getElementById('sign-in-error').textContent !== '')
+    assert.match(await textOf(page, '#sign-in-error'), /not a valid credential/)
+    await signIn('reader', 'a-long-enough-secret')
+    await page.waitForFunction(() => /admin scope/.test(document.getElementById('sign-in-error').textContent))
+    await signIn(ADMIN.user, ADMIN.password)
+    await page.waitForSelector('#nav:not([hidden])')
+    assert.deepEqual(await page.evaluate(() => [localStorage.length, sessionStorage.length, document.cookie]), [0, 0, ''], 'nothing of the credential is stored')
+  })
+
+  await t.test('Statements: the shared query link opens filtered, newest first, paged with more; a statement opens in full and a voided one is marked', async () => {
+    await page.waitForSelector('tbody tr')
+    const stored = async () => page.$$eval('tbody tr td:first-child', (tds) => tds.map((td) => td.textContent))
+    const first = await stored()
+    assert.equal(first.length, 25)
+    assert.deepEqual(first, [...first].sort().reverse(), 'newest first')
+    assert.ok((await page.$$eval('tbody tr td:nth-child(3)', (tds) => tds.map((td) => td.textContent))).every((v) => v === 'attempted'), 'only the verb asked for')
+    await page.click('#more')
+    await page.waitForFunction(() => document.querySelectorAll('tbody tr').length === 30)
+    assert.equal(await page.$eval('#more', (b) => b.hidden), true, 'no more after the last page')
+
+    // the agent filter, typed as an e-mail address, goes into the link to share
+    await fill(page, 'form.filters input[name=agent]', learner)
+    await fill(page, 'form.filters input[name=limit]', '50')
+    await page.click('form.filters button[type=submit]')
+    await page.waitForFunction(() => /agent=/.test(window.location.hash) && document.querySelectorAll('tbody tr').length === 30)
+    const shared = new URLSearchParams((await page.$eval('#share-link', (a) => a.getAttribute('href'))).replace('#/statements?', ''))
+    assert.equal(shared.get('agent'), learner)
+    assert.equal(shared.get('verb'), 'http://example.com/verbs/attempted')
+
+    // open one: its JSON in full
+    await page.click(`tbody tr:first-child button.open`)
+    await page.waitForSelector('pre.json')
+    const shown = JSON.parse(await textOf(page, 'pre.json'))
+    assert.equal(shown.verb.id, 'http://example.com/verbs/attempted')
+    assert.ok(shown.stored && shown.authority, 'the statement as stored')
+
+    // a voided one, by id: marked
+    await fill(page, 'input[name=id]', toVoid.id)
+    await page.click('form[aria-label="Open a statement by id"] button')
+    await page.waitForSelector('.badge.voided')
+    assert.equal(JSON.parse(await textOf(page, 'pre.json')).id, toVoid.id)
+    await accessible()
+    await page.evaluate(() => window.scrollTo(0, 0))
+    await screenshot(page, 'console-statements')
+    await nothingRan()
+  })
+
+  await t.test('Statements: a <script> name, an <img onerror> display, a javascript: activity id and extension are shown as text and nothing runs', async () => {
+    await page.goto(lrs.url + '/console/#/statements?verb=' + encodeURIComponent('http://example.com/verbs/pwned'))
+    await page.waitForSelector('tbody tr')
+    const cells = await page.$$eval('tbody tr:first-child td', (tds) => tds.map((td) => td.textContent))
+    assert.ok(cells[1].startsWith(HOSTILE_NAME), cells[1])
+    assert.equal(cells[2], HOSTILE_DISPLAY)
+    assert.equal(cells[3], `${HOSTILE_DISPLAY} (${HOSTILE_IRI})`)
+    assert.equal(await page.$$eval('main script, main img, main iframe', (els) => els.length), 0, 'no element made from the data')
+    assert.equal(await page.$$eval('a[href^="javascript:"]', (els) => els.length), 0, 'no javascript: link')
+    await page.click('tbody tr:first-child button.open')
+    await page.waitForSelector('pre.json')
+    assert.equal(JSON.parse(await textOf(page, 'pre.json')).object.id, HOSTILE_IRI)
+    assert.match(await textOf(page, 'section.detail ul'), /<script>window.__pwned = "name"<\/script>: application\/pdf, 10 bytes/, 'the attachment is listed, its display as text')
+    await nothingRan()
+  })
+
+  await t.test('Credentials: create one with scopes (its secret shown once), change its scopes, revoke it: then the xAPI answers it 401', async () => {
+    await page.goto(lrs.url + '/console/#/credentials')
+    await page.waitForSelector('#credential-list table')
+    assert.match(await textOf(page, `tr[data-key="${ADMIN.user}"]`), /managed by the configuration/)
+    await fill(page, '#create-credential input[name=key]', 'lms-1')
+    await page.click('#create-credential input[value="statements/read"]')
+    await page.click('#create-credential button[type=submit]')
+    await page.waitForSelector('#new-secret')
+    const secret = await textOf(page, '#new-secret')
+    await page.waitForSelector('tr[data-key="lms-1"]')
+    assert.match(await textOf(page, 'tr[data-key="lms-1"] td:nth-child(2)'), /^statements\/write, statements\/read$|^statements\/read, statements\/write$/)
+    assert.equal((await lrs.client('/statements?limit=1', { auth: ['lms-1', secret] })).status, 200)
+    await accessible()
+    await screenshot(page, 'console-credentials')
+
+    // scopes: statements/write only
+    await page.click('button[data-edit="lms-1"]')
+    await page.click('tr[data-key="lms-1"] input[value="statements/read"]')
+    await page.click('tr[data-key="lms-1"] button[type=submit]')
+    await page.waitForFunction(() => document.querySelector('tr[data-key="lms-1"] td:nth-child(2)').textContent === 'statements/write')
+
+    await page.click('button[data-revoke="lms-1"]')
+    assert.equal(await textOf(page, 'button[data-revoke="lms-1"]'), 'Confirm revoke', 'revoking asks once more')
+    await page.click('button[data-revoke="lms-1"]')
+    await page.waitForFunction(() => !document.querySelector('tr[data-key="lms-1"]'))
+    // every worker drops it within LRS_CREDENTIAL_POLL_MS
+    assert.ok(await until(async () => (await lrs.client('/statements?limit=1', { auth: ['lms-1', secret] })).status === 401, { within: 3000 }), 'the revoked credential gets 401')
+    await nothingRan()
+  })
+
+  await t.test('Learner erasure: preview, confirm by typing the identifier, see what was removed', async () => {
+    await page.goto(lrs.url + '/console/#/erasure')
+    await page.waitForSelector('#find-agent')
+    await fill(page, '#find-agent input[name=agent]', learner)
+    await page.click('#find-agent button')
+    await page.waitForSelector('#erasure-preview')
+    assert.match(await textOf(page, '#erasure-preview'), /statements: 31/)
+    const erase = '#confirm-erasure button[type=submit]'
+    assert.equal(await page.$eval(erase, (b) => b.disabled), true)
+    await page.type('#confirm-erasure input[name=identifier]', 'mailto:someone-else@example.com')
+    assert.equal(await page.$eval(erase, (b) => b.disabled), true, 'another identifier does not confirm')
+    await fill(page, '#confirm-erasure input[name=identifier]', 'mailto:' + learner)
+    assert.equal(await page.$eval(erase, (b) => b.disabled), false)
+    await accessible()
+    await screenshot(page, 'console-erasure')
+    await page.click(erase)
+    await page.waitForSelector('#erasure-result')
+    assert.match(await textOf(page, '#erasure-result'), /statements: 31/)
+    const agent = encodeURIComponent(JSON.stringify({ mbox: 'mailto:' + learner }))
+    assert.equal((await lrs.client(`/statements?agent=${agent}`)).json.statements.length, 0)
+    await nothingRan()
+  })
+
+  await t.test('Forwarding: the upstream with its queue and dead letters (its answer shown as text), and their replay', async () => {
+    const dead = async () => (await lrs.http('/admin/forwarding/dead-letters')).json.deadLetters.length
+    assert.ok(await until(async () => await dead() > 0, { within: 10000 }), 'the upstream refused statements')
+    await page.goto(lrs.url + '/console/#/forwarding')
+    await page.waitForSelector(`tr[data-upstream="${upstreamId}"]`)
+    const cells = await page.$$eval(`tr[data-upstream="${upstreamId}"] td`, (tds) => tds.map((td) => td.textContent))
+    assert.equal(cells[0], upstreamId)
+    assert.ok(Number(cells[3]) > 0, 'dead letters counted')
+    assert.ok(await page.$$eval('td', (tds) => tds.some((td) => td.textContent === '<script>window.__pwned = "name"</script>')), 'the upstream\'s answer as text')
+    await accessible()
+    await screenshot(page, 'console-forwarding')
+    await page.click(`tr[data-upstream="${upstreamId}"] button`)
+    await page.waitForFunction(() => /put back in the outbox/.test(document.getElementById('replay-status').textContent))
+    assert.match(await textOf(page, '#replay-status'), /^[1-9]\d* put back in the outbox of /)
+    await nothingRan()
+  })
+})

@@ -1,0 +1,88 @@
+'use strict'
+
+// The browser tests: Debian's `chromium` (or another Chromium found on
+// PATH, or the one LRS_TEST_CHROMIUM names) driven by puppeteer-core; no
+// browser is downloaded. Without one, a browser test file skips with one
+// line saying how to run it, unless LRS_TEST_BROWSER=required (CI sets it:
+// .ci/run), where a missing browser fails the run.
+
+const fs = require('node:fs')
+const path = require('node:path')
+
+const NAMES = ['chromium', 'chromium-browser', 'google-chrome-stable', 'google-chrome']
+
+function findChromium () {
+  if (process.env.LRS_TEST_CHROMIUM) return process.env.LRS_TEST_CHROMIUM
+  for (const dir of (process.env.PATH || '').split(path.delimiter)) {
+    for (const name of NAMES) {
+      const file = path.join(dir, name)
+      try {
+        fs.accessSync(file, fs.constants.X_OK)
+        return file
+      } catch {}
+    }
+  }
+  return null
+}
+
+const REQUIRED = process.env.LRS_TEST_BROWSER === 'required'
+
+// The `skip` option of a browser test file's describe(): false when a
+// browser is there (or required: launching then fails with the reason).
+function browserSkip () {
+  if (findChromium() || REQUIRED) return false
+  return 'browser tests skipped: no chromium on PATH (apt-get install chromium, or LRS_TEST_CHROMIUM=/path/to/chrome); LRS_TEST_BROWSER=required makes them required'
+}
+
+async function launchBrowser () {
+  const executablePath = findChromium()
+  if (!executablePath) throw new Error('LRS_TEST_BROWSER=required but no chromium on PATH (apt-get install chromium, or set LRS_TEST_CHROMIUM)')
+  const puppeteer = require('puppeteer-core')
+  return puppeteer.launch({
+    executablePath,
+    headless: true,
+    // --no-sandbox: CI runs as root, where Chromium's sandbox cannot start
+    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-first-run', '--disable-extensions'],
+    defaultViewport: { width: 1100, height: 760 }
+  })
+}
+
+// A page that records what must not happen: dialogs (an injected alert()),
+// CSP violations, uncaught errors.
+async function watchedPage (browser) {
+  const page = await browser.newPage()
+  const seen = { dialogs: [], errors: [] }
+  page.on('dialog', async (d) => {
+    seen.dialogs.push(d.message())
+    await d.dismiss()
+  })
+  page.on('pageerror', (err) => seen.errors.push(err.message))
+  await page.evaluateOnNewDocument(() => {
+    window.__cspViolations = []
+    document.addEventListener('securitypolicyviolation', (e) => window.__cspViolations.push(`${e.violatedDirective} ${e.blockedURI}`))
+  })
+  return { page, seen }
+}
+
+// axe-core, evaluated through the DevTools protocol (the page's CSP allows
+// no inline script, and it should not have to): the serious and critical
+// findings on the page as it is now.
+const AXE = fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8')
+async function accessibilityProblems (page) {
+  await page.evaluate(AXE)
+  const results = await page.evaluate(() => window.axe.run(document, { resultTypes: ['violations'] }))
+  return results.violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.impact} ${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`)
+}
+
+// With LRS_TEST_SCREENSHOTS=1, the page as it is now goes to
+// docs/screenshots/<name>.png (the README's and docs/console.md's images).
+async function screenshot (page, name) {
+  if (process.env.LRS_TEST_SCREENSHOTS !== '1') return
+  const dir = path.join(__dirname, '../../docs/screenshots')
+  fs.mkdirSync(dir, { recursive: true })
+  await page.screenshot({ path: path.join(dir, name + '.png') })
+}
+
+module.exports = { findChromium, browserSkip, launchBrowser, watchedPage, accessibilityProblems, screenshot }
