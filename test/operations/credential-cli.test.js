@@ -104,12 +104,12 @@ test('scopes and revoke reach the running LRS within its credential poll, and ar
   const rescoped = await runLrs(['credential', 'scopes', 'lms', 'statements/read'], lrs.storeEnv)
   assert.equal(rescoped.code, 0, rescoped.stderr)
   assert.deepEqual([rescoped.log[0].audit, rescoped.log[0].actor, rescoped.log[0].scopes], ['credential-scopes', 'cli', ['statements/read']])
-  assert.ok(await until(async () => (await post()).status === 403, { within: 3000 }), 'the scope change did not reach the LRS')
+  assert.ok(await until(async () => (await post()).status === 403, { within: 10000 }), 'the scope change did not reach the LRS')
 
   const revoked = await runLrs(['credential', 'revoke', 'lms'], lrs.storeEnv)
   assert.equal(revoked.code, 0, revoked.stderr)
   assert.deepEqual([revoked.log[0].audit, revoked.log[0].actor, revoked.log[0].key], ['credential-revoked', 'cli', 'lms'])
-  assert.ok(await until(async () => (await lrs.client('/statements', { auth })).status === 401, { within: 3000 }), 'the revocation did not reach the LRS')
+  assert.ok(await until(async () => (await lrs.client('/statements', { auth })).status === 401, { within: 10000 }), 'the revocation did not reach the LRS')
 
   const gone = await runLrs(['credential', 'revoke', 'lms'], lrs.storeEnv)
   assert.equal(gone.code, 1)
