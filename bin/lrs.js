@@ -7,5 +7,12 @@
 
 const { main } = require('../src/cli')
 
+// A reader that stops early (`lrs --help | head`, `lrs export | head`)
+// closes the pipe: that ends the command quietly, not with a stack trace.
+process.stdout.on('error', (err) => {
+  if (err.code === 'EPIPE') process.exit(0)
+  throw err
+})
+
 main(process.argv.slice(2), { env: process.env, stdin: process.stdin, stdout: process.stdout, stderr: process.stderr })
   .then((code) => { process.exitCode = code })
