@@ -115,7 +115,11 @@ test('the same wrong secret again is answered from memory, and concurrent first 
 })
 
 test('a flood of wrong secrets queues at most LRS_AUTH_MAX_FAILURES verifications per key and address, and a valid client\'s first verification goes ahead of them', async () => {
-  const lrs = await startLrs({ LRS_TRUST_PROXY: 'true', LRS_AUTH_MAX_FAILURES: '5', LRS_REFUSALS_PER_SECOND: '10000' })
+  // 20 may be verified: a valid client queued behind them would wait for
+  // about 20 verifications, one that goes first for the one running and a
+  // few that end while its request travels (a wide gap, so that timing on a
+  // loaded machine cannot blur it: with 5, 4 were seen once against 3)
+  const lrs = await startLrs({ LRS_TRUST_PROXY: 'true', LRS_AUTH_MAX_FAILURES: '20', LRS_REFUSALS_PER_SECOND: '10000' })
   const created = await lrs.http('/admin/credentials', { method: 'POST', body: { key: 'valid', scopes: ['all'] } })
   assert.equal(created.status, 201)
   // 40 wrong secrets at once from one address; counted only once scrypt
@@ -130,7 +134,7 @@ test('a flood of wrong secrets queues at most LRS_AUTH_MAX_FAILURES verification
   const verifiedBefore = answers.filter((s) => s === 401).length
   await Promise.all(flood)
   assert.equal(valid.status, 200)
-  assert.ok(answers.filter((s) => s === 401).length <= 5, `${answers.filter((s) => s === 401).length} wrong secrets verified`)
+  assert.ok(answers.filter((s) => s === 401).length <= 20, `${answers.filter((s) => s === 401).length} wrong secrets verified`)
   assert.deepEqual([...new Set(answers)].sort(), [401, 429])
-  assert.ok(verifiedBefore <= 3, `the valid client waited for ${verifiedBefore} wrong secrets' verifications`)
+  assert.ok(verifiedBefore <= 8, `the valid client waited for ${verifiedBefore} wrong secrets' verifications`)
 })
