@@ -9,9 +9,10 @@ const { credentialsRoutes } = require('./credentials-routes')
 const { agentsRoutes } = require('./agents-routes')
 const { statementsRoutes } = require('./statements-routes')
 const { forwardingRoutes } = require('./forwarding-routes')
+const { overviewRoutes } = require('./overview-routes')
 
 function adminRoutes (deps) {
-  return [...credentialsRoutes(deps), ...agentsRoutes(deps), ...statementsRoutes(deps), ...forwardingRoutes(deps)]
+  return [...credentialsRoutes(deps), ...agentsRoutes(deps), ...statementsRoutes(deps), ...forwardingRoutes(deps), ...overviewRoutes(deps)]
 }
 
 module.exports = { adminRoutes }

@@ -277,6 +277,15 @@ function schemas () {
     }, ['id', 'upstream', 'statementId', 'enqueuedAt', 'status', 'reason', 'failedAt']),
     DeadLetterList: object({ deadLetters: { type: 'array', items: schema('DeadLetter') } }, ['deadLetters']),
     ReplayResult: object({ replayed: { type: 'integer', minimum: 0 } }, ['replayed']),
+    Overview: object({
+      since: DATE_TIME,
+      until: DATE_TIME,
+      total: { type: 'integer', minimum: 0, description: 'Statements stored, all of them.' },
+      hours: { type: 'array', items: object({ start: DATE_TIME, count: { type: 'integer', minimum: 0 } }, ['start', 'count']) },
+      verbs: { type: 'array', items: object({ verb: { type: 'string' }, count: { type: 'integer', minimum: 0 } }, ['verb', 'count']) },
+      activities: { type: 'array', items: object({ activity: { type: 'string' }, count: { type: 'integer', minimum: 0 } }, ['activity', 'count']) },
+      credentials: { type: 'array', items: object({ key: { type: ['string', 'null'] }, count: { type: 'integer', minimum: 0 } }, ['key', 'count']) }
+    }, ['since', 'until', 'total', 'hours', 'verbs', 'activities', 'credentials']),
     UpstreamList: object({
       upstreams: {
         type: 'array',

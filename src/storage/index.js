@@ -5,7 +5,13 @@
 // engine. Each engine returns:
 //   statements   storeBatch, insertStored, restamp, findOne, findBodies,
 //                findReferencedIds, findIdsReferencing, query(q, { deadline })
-//                (src/storage/statement-query.js), findByAgent, erase, scan
+//                (src/storage/statement-query.js), findByAgent, erase, scan,
+//                aggregate({ since, until, authorityKeys, top }): for the whole
+//                hours from since's to until's, { total (all stored),
+//                hours: [{ start, count }], verbs: [{ verb, count }],
+//                activities: [{ activity, count }] (object activities), the
+//                top of each, authorities: [{ authorityKey, count }] (null:
+//                one not in authorityKeys, where the engine cannot name it) }
 //   documents    get, insert, replace, delete, list, deleteMany, eraseAgent,
 //                countAgent
 //   attachments  saveMany, findMany

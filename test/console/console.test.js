@@ -153,6 +153,32 @@ test('the console in a browser', { skip: browserSkip() }, async (t) => {
     await nothingRan()
   })
 
+  await t.test('Overview: statements stored, per hour (a chart), top verbs and activities (a javascript: activity id as text), per credential, forwarding, workers', async () => {
+    // the hostile activity among the top 10 (the others have one statement each)
+    const again = Array.from({ length: 2 }, () => statement({ verb: hostile.verb, object: { objectType: 'Activity', id: HOSTILE_IRI } }))
+    assert.equal((await lrs.client('/statements', { method: 'POST', body: again })).status, 200)
+    await page.goto(lrs.url + '/console/#/overview')
+    await page.waitForSelector('svg.chart')
+    const stats = await page.$$eval('dl.stats div', (divs) => Object.fromEntries(divs.map((d) => [d.querySelector('dt').textContent, d.querySelector('dd').textContent])))
+    assert.equal(stats['Statements stored'], '35')
+    assert.equal(stats['Last 24 hours'], '35')
+    assert.equal(stats['Workers up'], '1')
+    assert.equal(await page.$$eval('svg.chart rect.bar', (bars) => bars.length), 25)
+    const cellsOf = (heading) => page.$$eval('section', (sections, h) => {
+      const s = sections.find((x) => x.querySelector('h2').textContent === h)
+      return [...s.querySelectorAll('tbody tr')].map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent))
+    }, heading)
+    assert.deepEqual((await cellsOf('Top verbs'))[0], ['http://example.com/verbs/attempted', '30'])
+    assert.ok((await cellsOf('Top activities')).some(([id, n]) => id === HOSTILE_IRI && n === '3'), 'the hostile activity id, as text')
+    assert.equal(await page.$$eval('a[href^="javascript:"]', (els) => els.length), 0, 'no javascript: link')
+    assert.equal(await page.$$eval('main script, main img, main iframe', (els) => els.length), 0, 'no element made from the data')
+    assert.ok(await page.$$eval('td', (tds, key) => tds.some((td) => td.textContent === key), ADMIN.user), 'the credential that posted')
+    assert.ok(await page.$$eval('td', (tds, id) => tds.some((td) => td.textContent === id), upstreamId), 'the upstream')
+    await accessible()
+    await screenshot(page, 'console-overview')
+    await nothingRan()
+  })
+
   await t.test('Credentials: create one with scopes (its secret shown once), change its scopes, revoke it: then the xAPI answers it 401', async () => {
     await page.goto(lrs.url + '/console/#/credentials')
     await page.waitForSelector('#credential-list table')

@@ -47,7 +47,7 @@ test('a schema 1 file is upgraded: agent terms hashed, documents get their agent
   assert.equal((await upgraded.client(`/statements?agent=${q({ mbox: 'mailto:teacher@example.com' })}&related_agents=true`)).json.statements.length, 1)
   const check = new Database(databaseFile(env.LRS_DATA_DIR), { readonly: true })
   assert.equal(check.prepare("SELECT count(*) FROM terms WHERE term LIKE '%mailto:%'").pluck().get(), 0)
-  assert.equal(check.pragma('user_version', { simple: true }), 5)
+  assert.equal(check.pragma('user_version', { simple: true }), 6)
   assert.ok(check.prepare('SELECT name FROM pragma_table_info(?)').pluck().all('documents').includes('agent'))
   assert.ok(check.prepare('SELECT name FROM pragma_table_info(?)').pluck().all('statements').includes('stored_ms'))
   assert.doesNotMatch(check.prepare("SELECT sql FROM sqlite_master WHERE name = 'statements'").pluck().get(), /UNIQUE/)
@@ -72,7 +72,26 @@ test('a schema 3 file is upgraded: the middle index tables and stored_ms are add
   assert.equal(found.length, 1)
   assert.equal((await upgraded.client(`/statements?statementId=${found[0].id}`)).json.id, found[0].id)
   const check = new Database(databaseFile(env.LRS_DATA_DIR), { readonly: true })
-  assert.equal(check.pragma('user_version', { simple: true }), 5)
+  assert.equal(check.pragma('user_version', { simple: true }), 6)
   assert.equal(check.prepare("SELECT count(*) FROM sqlite_master WHERE name IN ('middle_terms', 'middle_ids', 'statements_stored_ms')").pluck().get(), 3)
   check.close()
+})
+
+test('a schema 5 file is upgraded: the hourly counters count the statements it has', { skip: ENGINE !== 'sqlite' && 'SQLite files only' }, async () => {
+  const first = await startLrs()
+  const verb = { id: 'http://example.com/verbs/upgraded' }
+  assert.equal((await first.client('/statements', { method: 'POST', body: [statement({ verb }), statement({ verb })] })).status, 200)
+  const env = { ...first.storeEnv }
+  await first.close({ graceMs: 0 })
+  const db = new Database(databaseFile(env.LRS_DATA_DIR))
+  db.exec('DROP TABLE hourly_totals; DROP TABLE hourly_terms')
+  db.pragma('user_version = 5')
+  db.close()
+
+  const upgraded = await startLrs(env)
+  assert.equal((await upgraded.client('/statements', { method: 'POST', body: statement({ verb }) })).status, 200)
+  const overview = (await upgraded.http('/admin/overview')).json
+  assert.equal(overview.total, 3)
+  assert.deepEqual(overview.verbs, [{ verb: verb.id, count: 3 }])
+  assert.deepEqual(overview.credentials, [{ key: upgraded.config.adminUser, count: 3 }])
 })

@@ -24,8 +24,9 @@ export class ApiError extends Error {
   }
 }
 
-// api('/admin/credentials', { method, query: {…}, body }) -> parsed JSON (or null)
-export async function api (path, { method = 'GET', query, body, auth = credential } = {}) {
+// api('/admin/credentials', { method, query: {…}, body }) -> parsed JSON (or null);
+// with asText (GET /metrics) the text of the answer
+export async function api (path, { method = 'GET', query, body, auth = credential, asText = false } = {}) {
   const url = new URL(path, window.location.origin)
   for (const [k, v] of Object.entries(query || {})) if (v !== undefined && v !== '') url.searchParams.set(k, v)
   const headers = { 'X-Experience-API-Version': '2.0.0' }
@@ -33,6 +34,7 @@ export async function api (path, { method = 'GET', query, body, auth = credentia
   if (body !== undefined) headers['Content-Type'] = 'application/json'
   const res = await fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: 'omit', cache: 'no-store' })
   const text = await res.text()
+  if (asText && res.ok) return text
   let json = null
   try { json = text ? JSON.parse(text) : null } catch {}
   if (!res.ok) throw new ApiError(res.status, json)

@@ -6,12 +6,13 @@ import { api, signIn, signOut, signedInKey, ApiError } from './api.js'
 import { show, el } from './dom.js'
 
 const PAGES = {
+  overview: () => import('./pages/overview.js'),
   statements: () => import('./pages/statements.js'),
   credentials: () => import('./pages/credentials.js'),
   erasure: () => import('./pages/erasure.js'),
   forwarding: () => import('./pages/forwarding.js')
 }
-const HOME = 'statements'
+const HOME = 'overview'
 
 const main = document.getElementById('main')
 const signInForm = document.getElementById('sign-in')

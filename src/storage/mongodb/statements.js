@@ -48,6 +48,8 @@ function toRow (doc) {
   return { id: doc._id, body: doc.body, stored: doc.stored, timestampFromStored: doc.ts === true, position: doc._id }
 }
 
+const HOUR_MS = 3600000
+
 function statementsRepository (db, { queryTimeoutMs, isFerret, locks, hooks, outbox, attachments }) {
   const col = db.collection('statements')
   const read = { maxTimeMS: queryTimeoutMs }
@@ -267,6 +269,41 @@ function statementsRepository (db, { queryTimeoutMs, isFerret, locks, hooks, out
         if (!await col.findOne({ attachments: h }, { projection: { _id: 1 }, ...read })) removed.attachments += await attachments.remove(h)
       }
       return removed
+    },
+
+    // Counts for GET /admin/overview, whole hours from the one `since`
+    // falls in to the one `until` falls in, by aggregation over the range
+    // (the `stored` index: voided or not). `authorityKeys` is for engines
+    // that cannot name an authority without it; here each is named.
+    async aggregate ({ since, until, top = 10 }) {
+      const from = Math.floor(since.getTime() / HOUR_MS)
+      const to = Math.floor(until.getTime() / HOUR_MS)
+      const inRange = (low, high) => ({ voided: { $in: [false, true] }, stored: { $gte: new Date(low * HOUR_MS), $lt: new Date(high * HOUR_MS) } })
+      const match = inRange(from, to + 1)
+      const groupBy = (field, unwind) => col.aggregate([
+        { $match: match },
+        ...(unwind ? [{ $unwind: '$' + field }] : []),
+        { $group: { _id: '$' + field, count: { $sum: 1 } } },
+        { $sort: { count: -1, _id: 1 } },
+        ...(top === Infinity ? [] : [{ $limit: top }])
+      ], read).toArray()
+      // One count per hour: $group on a computed hour is beyond FerretDB.
+      const hourList = []
+      for (let h = from; h <= to; h++) hourList.push(h)
+      const [total, hours, verbs, activities, authorities] = await Promise.all([
+        col.countDocuments({ voided: { $in: [false, true] }, stored: { $exists: true } }, read),
+        Promise.all(hourList.map(async (h) => ({ start: new Date(h * HOUR_MS), count: await col.countDocuments(inRange(h, h + 1), read) }))),
+        groupBy('verb'),
+        groupBy('activities', true),
+        (async () => { const all = await col.aggregate([{ $match: match }, { $group: { _id: '$authorityKey', count: { $sum: 1 } } }], read).toArray(); return all.sort((a, b) => b.count - a.count) })()
+      ])
+      return {
+        total,
+        hours,
+        verbs: verbs.map((r) => ({ verb: r._id, count: r.count })),
+        activities: activities.map((r) => ({ activity: r._id, count: r.count })),
+        authorities: authorities.map((r) => ({ authorityKey: r._id ?? null, count: r.count }))
+      }
     },
 
     // Every statement (voided ones too) stored after `since` and at or

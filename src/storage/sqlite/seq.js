@@ -8,4 +8,4 @@ const storedOf = (seq) => new Date(Math.floor(seq / SHIFT))
 const firstSeqOf = (ms) => ms * SHIFT
 const lastSeqOf = (ms) => ms * SHIFT + SHIFT - 1
 
-module.exports = { storedOf, firstSeqOf, lastSeqOf }
+module.exports = { storedOf, firstSeqOf, lastSeqOf, SHIFT }

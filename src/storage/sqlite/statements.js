@@ -11,11 +11,12 @@
 const { errors } = require('../../errors')
 const { idToBlob, blobToId } = require('./ids')
 const { storedOf, lastSeqOf } = require('./seq')
-const { termReader, agentTerm, agentTerms, termsOf } = require('./terms')
+const { termReader, agentTerm, agentTerms, termsOf, hashedAgent } = require('./terms')
 const { statementSeqQuery, referencedQuery, placeholders } = require('./statement-sql')
 const { TERM_TABLES, ID_TABLES, SEQ_OF_ID } = require('./schema')
 
 const MAX_SAME_ROUNDS = 10
+const HOUR_MS = 3600000
 // A filtered query walks its driving term's postings in windows of this
 // many, yielding the event loop between windows: a walk that must go far
 // to find its page (a term every statement has, and a rare second filter)
@@ -47,6 +48,10 @@ function statementsRepository (db, { writer }) {
   const termRange = (term, low, high) => TERM_TABLES.flatMap(() => [term, low, high])
   const byId = db.prepare(`SELECT seq, id, ts, body, stored_ms, authority FROM statements WHERE seq = (${SEQ_OF_ID}) AND voided = @voided`)
   const byIdAny = db.prepare(`SELECT seq, id, ts, body, stored_ms FROM statements WHERE seq = (${SEQ_OF_ID})`)
+  const total = db.prepare('SELECT sum(count) FROM hourly_totals').pluck()
+  const hourTotals = db.prepare('SELECT hour, count FROM hourly_totals WHERE hour BETWEEN ? AND ?')
+  const hourTerms = db.prepare(`SELECT t.term, c.count FROM
+    (SELECT term, sum(count) AS count FROM hourly_terms WHERE hour BETWEEN ? AND ? GROUP BY term HAVING count > 0) c JOIN terms t ON t.id = c.term`)
   const spilledSeq = db.prepare('SELECT seq FROM statements WHERE stored_ms IS NOT NULL AND stored_ms <= ? ORDER BY stored_ms DESC, seq DESC LIMIT 1').pluck()
 
   // The last seq of what was stored at or before `ms`, for since and
@@ -186,6 +191,38 @@ function statementsRepository (db, { writer }) {
       const low = Math.max(after === null ? -1 : Number(after), since === null ? -1 : lastSeqAt(since.getTime()))
       const high = until === null ? Number.MAX_SAFE_INTEGER : lastSeqAt(until.getTime())
       return db.prepare('SELECT seq, id, ts, body, stored_ms FROM statements WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?').all(low, high, limit).map(toRow)
+    },
+
+    // Counts for GET /admin/overview from the hourly counters (schema.js):
+    // whole hours, from the one `since` falls in to the one `until` falls
+    // in. `authorityKeys`: the authorities it can name (others are null).
+    async aggregate ({ since, until, authorityKeys = [], top = 10 }) {
+      const from = Math.floor(since.getTime() / HOUR_MS)
+      const to = Math.floor(until.getTime() / HOUR_MS)
+      const perHour = new Map(hourTotals.all(from, to).map((r) => [r.hour, r.count]))
+      const hours = []
+      for (let h = from; h <= to; h++) hours.push({ start: new Date(h * HOUR_MS), count: perHour.get(h) || 0 })
+      const verbs = []
+      const activities = []
+      const byHash = new Map(authorityKeys.map((key) => [hashedAgent(key), key]))
+      const authorities = new Map()
+      for (const { term, count } of hourTerms.all(from, to)) {
+        const name = term.slice(2)
+        if (term.startsWith('v:')) verbs.push({ verb: name, count })
+        else if (term.startsWith('o:')) activities.push({ activity: name, count })
+        else {
+          const key = byHash.get(name) ?? null
+          authorities.set(key, (authorities.get(key) || 0) + count)
+        }
+      }
+      const topOf = (list) => list.sort((a, b) => b.count - a.count).slice(0, top)
+      return {
+        total: total.get() || 0,
+        hours,
+        verbs: topOf(verbs),
+        activities: topOf(activities),
+        authorities: [...authorities].map(([authorityKey, count]) => ({ authorityKey, count })).sort((a, b) => b.count - a.count)
+      }
     },
 
     // The plans SQLite chooses for a query and its window edges (tests

@@ -6,7 +6,7 @@
 
 const { termWriter } = require('./terms')
 const { idToBlob, blobToId } = require('./ids')
-const { firstSeqOf, lastSeqOf } = require('./seq')
+const { firstSeqOf, lastSeqOf, SHIFT } = require('./seq')
 const { LEVELS, TERM_TABLES, ID_TABLES, SEQ_OF_ID } = require('./schema')
 
 const PAIRS_PER_INSERT = 100
@@ -43,6 +43,55 @@ function sortedRows (terms, seqs) {
   return rows
 }
 
+const HOUR_MS = 3600000
+// The kinds of term counted per hour (schema.js, hourly_terms).
+const COUNTED = new Set(['v:', 'o:', 'u:'])
+
+// The hourly counters, added to in memory while an operation runs and
+// written at its end (a row per hour and term, not per statement).
+// `add(storedMs, termIds, termStrings, delta)`: termStrings (the writer's
+// own, in the order of termIds) or null, then looked up by id.
+function counters (db) {
+  const addTotal = db.prepare('INSERT INTO hourly_totals (hour, count) VALUES (?, ?) ON CONFLICT (hour) DO UPDATE SET count = count + excluded.count')
+  const addTerm = db.prepare('INSERT INTO hourly_terms (hour, term, count) VALUES (?, ?, ?) ON CONFLICT (hour, term) DO UPDATE SET count = count + excluded.count')
+  const kindOf = db.prepare('SELECT substr(term, 1, 2) FROM terms WHERE id = ?').pluck()
+  const kinds = new Map() // term id -> its prefix; ids never change
+  const totals = new Map()
+  const terms = new Map()
+  const counted = (id, i, strings) => {
+    if (strings) return COUNTED.has(strings[i].slice(0, 2))
+    let kind = kinds.get(id)
+    if (kind === undefined) {
+      kind = kindOf.get(id)
+      if (kinds.size > 100000) kinds.clear()
+      kinds.set(id, kind)
+    }
+    return COUNTED.has(kind)
+  }
+  return {
+    add (storedMs, termIds, strings, delta) {
+      const hour = Math.floor(storedMs / HOUR_MS)
+      totals.set(hour, (totals.get(hour) || 0) + delta)
+      termIds.forEach((id, i) => {
+        if (!counted(id, i, strings)) return
+        const key = hour + ':' + id
+        terms.set(key, terms.get(key) || { hour, id, n: 0 })
+        terms.get(key).n += delta
+      })
+    },
+    clear () {
+      totals.clear()
+      terms.clear()
+    },
+    flush () {
+      for (const [hour, n] of totals) if (n) addTotal.run(hour, n)
+      for (const { hour, id, n } of terms.values()) if (n) addTerm.run(hour, id, n)
+      totals.clear()
+      terms.clear()
+    }
+  }
+}
+
 function writeOps (db) {
   const terms = termWriter(db)
   const lastSeq = db.prepare('SELECT max(seq) FROM statements').pluck()
@@ -61,6 +110,7 @@ function writeOps (db) {
   // them first, so that it sees every row (restamp moves them, erasure
   // removes them).
   let pending = { terms: [], seqs: [] }
+  const counts = counters(db)
 
   function nextSeq (storedMs) {
     return Math.max(firstSeqOf(storedMs), (lastSeq.get() || 0) + 1)
@@ -139,6 +189,7 @@ function writeOps (db) {
       r.ref ? idToBlob(r.ref) : null, JSON.stringify(t.all), r.attachments.length ? JSON.stringify(r.attachments) : null, r.body, storedMs)
     if (changes !== 1) throw new Error(`statement ${r.id} was not stored at seq ${seq}`) // OR IGNORE: a taken seq, a missing column
     insertId.run(id, seq)
+    counts.add(storedMs ?? Math.floor(seq / SHIFT), t.all, r.terms.all, 1)
     for (const term of t.all) {
       pairs.terms.push(term)
       pairs.seqs.push(seq)
@@ -177,7 +228,8 @@ function writeOps (db) {
       const termIds = groups.map((records) => records.map(termIdsOf))
       let seq = nextSeq(storedMs)
       const now = Date.now()
-      return groups.map((records, g) => {
+      counts.clear()
+      const results = groups.map((records, g) => {
         const skip = new Set(same[g] || [])
         const kept = records.filter((r) => !skip.has(r.id))
         const duplicates = takenIds(kept)
@@ -189,6 +241,8 @@ function writeOps (db) {
         applyReferences(kept)
         return { inserted: kept.map((r) => r.id) }
       })
+      counts.flush()
+      return results
     },
 
     // Statements that keep the `stored` they have (a store moved from
@@ -206,6 +260,7 @@ function writeOps (db) {
       const existing = new Set()
       const pairs = { terms: [], seqs: [] }
       const now = Date.now()
+      counts.clear()
       for (const r of records) {
         let ms = spilledTo.get(r.storedMs) ?? r.storedMs
         let taken = slot.get(firstSeqOf(ms), lastSeqOf(ms))
@@ -217,23 +272,29 @@ function writeOps (db) {
       }
       insertTermRows(pairs)
       applyReferences(records.filter((r) => !existing.has(r.id)))
+      counts.flush()
       return [...existing]
     },
 
     // Moves statements to a later stored time (Consistent-Through, see write-batch.js).
     restamp (ids, { storedMs }) {
       let seq = nextSeq(storedMs)
-      const find = db.prepare('SELECT seq, term_ids FROM statements WHERE seq = ?')
+      const find = db.prepare('SELECT seq, term_ids, stored_ms FROM statements WHERE seq = ?')
       const move = db.prepare('UPDATE statements SET seq = ? WHERE seq = ?')
       const moveId = ID_TABLES.map((table) => db.prepare(`UPDATE ${table} SET seq = ? WHERE id = ?`))
       const moveTerm = TERM_TABLES.map((table) => db.prepare(`UPDATE ${table} SET seq = ? WHERE term = ? AND seq = ?`))
+      counts.clear()
       for (const [id, at] of storedSeqs(ids)) {
         const row = find.get(at)
         move.run(seq, row.seq)
         for (const m of moveId) m.run(seq, idToBlob(id))
-        for (const term of JSON.parse(row.term_ids)) for (const m of moveTerm) m.run(seq, term, row.seq)
+        const termIds = JSON.parse(row.term_ids)
+        for (const term of termIds) for (const m of moveTerm) m.run(seq, term, row.seq)
+        counts.add(row.stored_ms ?? Math.floor(row.seq / SHIFT), termIds, null, -1)
+        counts.add(row.stored_ms ?? Math.floor(seq / SHIFT), termIds, null, 1)
         seq++
       }
+      counts.flush()
     },
 
     documentInsert (doc) {
@@ -271,7 +332,7 @@ function writeOps (db) {
     // Agent erasure: the statements, their terms, their forwarding entries
     // (queued and dead) and the attachments no remaining statement uses.
     statementsErase (ids) {
-      const find = db.prepare('SELECT seq, term_ids, attachments FROM statements WHERE seq = ?')
+      const find = db.prepare('SELECT seq, term_ids, attachments, stored_ms FROM statements WHERE seq = ?')
       const removeId = ID_TABLES.map((table) => db.prepare(`DELETE FROM ${table} WHERE id = ?`))
       const removeTerm = TERM_TABLES.map((table) => db.prepare(`DELETE FROM ${table} WHERE term = ? AND seq = ?`))
       const remove = db.prepare('DELETE FROM statements WHERE seq = ?')
@@ -282,16 +343,20 @@ function writeOps (db) {
       const removeAttachment = db.prepare('DELETE FROM attachments WHERE sha2 = ?')
       const removed = { statements: 0, attachments: 0, forwardingEntries: 0 }
       const hashes = new Set()
+      counts.clear()
       for (const [id, at] of storedSeqs(ids)) {
         const blob = idToBlob(id)
         const row = find.get(at)
         for (const r of removeId) r.run(blob)
-        for (const term of JSON.parse(row.term_ids)) for (const r of removeTerm) r.run(term, row.seq)
+        const termIds = JSON.parse(row.term_ids)
+        for (const term of termIds) for (const r of removeTerm) r.run(term, row.seq)
+        counts.add(row.stored_ms ?? Math.floor(row.seq / SHIFT), termIds, null, -1)
         remove.run(row.seq)
         removed.statements++
         if (row.attachments) for (const h of JSON.parse(row.attachments)) hashes.add(h)
         for (const u of upstreams) removed.forwardingEntries += removeQueued.run(u, blob).changes + removeDead.run(u, blob).changes
       }
+      counts.flush()
       for (const h of hashes) if (!stillUsed.get(JSON.stringify(h))) removed.attachments += removeAttachment.run(h).changes
       return removed
     },
