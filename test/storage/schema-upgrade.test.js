@@ -14,6 +14,19 @@ const { databaseFile } = require('../../src/storage/sqlite/open')
 const { hashedAgent } = require('../../src/storage/sqlite/terms')
 const { agentKey } = require('../../src/resources/agents/agent-keys')
 
+// A store that `body` was posted to, then taken back to an older schema by
+// `downgrade(db)`: the settings of an LRS on it.
+async function olderStore (body, downgrade) {
+  const first = await startLrs()
+  assert.equal((await first.client('/statements', { method: 'POST', body })).status, 200)
+  const env = { ...first.storeEnv }
+  await first.close({ graceMs: 0 })
+  const db = new Database(databaseFile(env.LRS_DATA_DIR))
+  downgrade(db)
+  db.close()
+  return env
+}
+
 test('a schema 1 file is upgraded: agent terms hashed, documents get their agent column, ids move to their own table', { skip: ENGINE !== 'sqlite' && 'SQLite files only' }, async () => {
   const first = await startLrs()
   const s = statement({ context: { instructor: { mbox: 'mailto:teacher@example.com' } } })
@@ -56,15 +69,11 @@ test('a schema 1 file is upgraded: agent terms hashed, documents get their agent
 })
 
 test('a schema 3 file is upgraded: the middle index tables and stored_ms are added and every statement stays findable', { skip: ENGINE !== 'sqlite' && 'SQLite files only' }, async () => {
-  const first = await startLrs()
   const s = statement()
-  assert.equal((await first.client('/statements', { method: 'POST', body: s })).status, 200)
-  const env = { ...first.storeEnv }
-  await first.close({ graceMs: 0 })
-  const db = new Database(databaseFile(env.LRS_DATA_DIR))
-  db.exec('DROP TABLE middle_terms; DROP TABLE middle_ids; DROP INDEX statements_stored_ms; ALTER TABLE statements DROP COLUMN stored_ms')
-  db.pragma('user_version = 3')
-  db.close()
+  const env = await olderStore(s, (db) => {
+    db.exec('DROP TABLE middle_terms; DROP TABLE middle_ids; DROP INDEX statements_stored_ms; ALTER TABLE statements DROP COLUMN stored_ms')
+    db.pragma('user_version = 3')
+  })
 
   const upgraded = await startLrs(env)
   const q = (v) => encodeURIComponent(JSON.stringify(v))
@@ -78,15 +87,11 @@ test('a schema 3 file is upgraded: the middle index tables and stored_ms are add
 })
 
 test('a schema 5 file is upgraded: the hourly counters count the statements it has', { skip: ENGINE !== 'sqlite' && 'SQLite files only' }, async () => {
-  const first = await startLrs()
   const verb = { id: 'http://example.com/verbs/upgraded' }
-  assert.equal((await first.client('/statements', { method: 'POST', body: [statement({ verb }), statement({ verb })] })).status, 200)
-  const env = { ...first.storeEnv }
-  await first.close({ graceMs: 0 })
-  const db = new Database(databaseFile(env.LRS_DATA_DIR))
-  db.exec('DROP TABLE hourly_totals; DROP TABLE hourly_terms')
-  db.pragma('user_version = 5')
-  db.close()
+  const env = await olderStore([statement({ verb }), statement({ verb })], (db) => {
+    db.exec('DROP TABLE hourly_totals; DROP TABLE hourly_terms')
+    db.pragma('user_version = 5')
+  })
 
   const upgraded = await startLrs(env)
   assert.equal((await upgraded.client('/statements', { method: 'POST', body: statement({ verb }) })).status, 200)
