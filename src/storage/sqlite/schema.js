@@ -38,6 +38,7 @@
 // (TERM_TABLES, ID_TABLES).
 
 const { hashedAgent } = require('./terms')
+const { SHIFT } = require('./seq')
 
 const VERSION = 6
 
@@ -234,15 +235,21 @@ function moveIdsOutOfStatements (db) {
     ALTER TABLE statements_v3 RENAME TO statements;`)
 }
 
+// The hourly counters (hourly_totals, hourly_terms): an hour is stored
+// ms / HOUR_MS, and the terms counted are those of these kinds (terms.js):
+// verbs, object activities, authorities.
+const HOUR_MS = 3600000
+const COUNTED_KINDS = ['v:', 'o:', 'u:']
+
 // Version 6: the hourly counters of the statements already stored; reads
 // every statement once (the upgrade of a store of 1 M takes some seconds).
-const HOUR_OF = 'coalesce(s.stored_ms, s.seq >> 11) / 3600000'
+const HOUR_OF = `coalesce(s.stored_ms, s.seq / ${SHIFT}) / ${HOUR_MS}` // integer division: seq.js's storedMsOf
 function countStatementsByHour (db) {
   db.exec(`DELETE FROM hourly_totals; DELETE FROM hourly_terms;
     INSERT INTO hourly_totals (hour, count) SELECT ${HOUR_OF} AS hour, count(*) FROM statements s GROUP BY 1;
     INSERT INTO hourly_terms (hour, term, count)
       SELECT ${HOUR_OF} AS hour, j.value AS term, count(*) FROM statements s, json_each(s.term_ids) j
-      JOIN terms t ON t.id = j.value WHERE substr(t.term, 1, 2) IN ('v:', 'o:', 'u:') GROUP BY 1, 2;`)
+      JOIN terms t ON t.id = j.value WHERE substr(t.term, 1, 2) IN (${COUNTED_KINDS.map((k) => `'${k}'`).join(', ')}) GROUP BY 1, 2;`)
 }
 
 // Creates what is missing; refuses a file made by a newer version.
@@ -262,4 +269,4 @@ function ensureSchema (db) {
   if (version < VERSION) db.pragma(`user_version = ${VERSION}`)
 }
 
-module.exports = { ensureSchema, LEVELS, TERM_TABLES, ID_TABLES, SEQ_OF_ID }
+module.exports = { ensureSchema, LEVELS, TERM_TABLES, ID_TABLES, SEQ_OF_ID, HOUR_MS, COUNTED_KINDS }

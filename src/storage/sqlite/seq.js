@@ -4,8 +4,9 @@
 // left 11 bits plus a counter (see schema.js).
 const SHIFT = 2048
 
-const storedOf = (seq) => new Date(Math.floor(seq / SHIFT))
+const storedMsOf = (seq) => Math.floor(seq / SHIFT)
+const storedOf = (seq) => new Date(storedMsOf(seq))
 const firstSeqOf = (ms) => ms * SHIFT
 const lastSeqOf = (ms) => ms * SHIFT + SHIFT - 1
 
-module.exports = { storedOf, firstSeqOf, lastSeqOf, SHIFT }
+module.exports = { storedOf, storedMsOf, firstSeqOf, lastSeqOf, SHIFT }

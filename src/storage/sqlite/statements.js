@@ -13,10 +13,9 @@ const { idToBlob, blobToId } = require('./ids')
 const { storedOf, lastSeqOf } = require('./seq')
 const { termReader, agentTerm, agentTerms, termsOf, hashedAgent } = require('./terms')
 const { statementSeqQuery, referencedQuery, placeholders } = require('./statement-sql')
-const { TERM_TABLES, ID_TABLES, SEQ_OF_ID } = require('./schema')
+const { TERM_TABLES, ID_TABLES, SEQ_OF_ID, HOUR_MS } = require('./schema')
 
 const MAX_SAME_ROUNDS = 10
-const HOUR_MS = 3600000
 // A filtered query walks its driving term's postings in windows of this
 // many, yielding the event loop between windows: a walk that must go far
 // to find its page (a term every statement has, and a rare second filter)

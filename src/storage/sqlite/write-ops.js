@@ -6,8 +6,8 @@
 
 const { termWriter } = require('./terms')
 const { idToBlob, blobToId } = require('./ids')
-const { firstSeqOf, lastSeqOf, SHIFT } = require('./seq')
-const { LEVELS, TERM_TABLES, ID_TABLES, SEQ_OF_ID } = require('./schema')
+const { firstSeqOf, lastSeqOf, storedMsOf } = require('./seq')
+const { LEVELS, TERM_TABLES, ID_TABLES, SEQ_OF_ID, HOUR_MS, COUNTED_KINDS } = require('./schema')
 
 const PAIRS_PER_INSERT = 100
 
@@ -43,9 +43,7 @@ function sortedRows (terms, seqs) {
   return rows
 }
 
-const HOUR_MS = 3600000
-// The kinds of term counted per hour (schema.js, hourly_terms).
-const COUNTED = new Set(['v:', 'o:', 'u:'])
+const COUNTED = new Set(COUNTED_KINDS) // schema.js, hourly_terms
 
 // The hourly counters, added to in memory while an operation runs and
 // written at its end (a row per hour and term, not per statement).
@@ -189,7 +187,7 @@ function writeOps (db) {
       r.ref ? idToBlob(r.ref) : null, JSON.stringify(t.all), r.attachments.length ? JSON.stringify(r.attachments) : null, r.body, storedMs)
     if (changes !== 1) throw new Error(`statement ${r.id} was not stored at seq ${seq}`) // OR IGNORE: a taken seq, a missing column
     insertId.run(id, seq)
-    counts.add(storedMs ?? Math.floor(seq / SHIFT), t.all, r.terms.all, 1)
+    counts.add(storedMs ?? storedMsOf(seq), t.all, r.terms.all, 1)
     for (const term of t.all) {
       pairs.terms.push(term)
       pairs.seqs.push(seq)
@@ -290,8 +288,8 @@ function writeOps (db) {
         for (const m of moveId) m.run(seq, idToBlob(id))
         const termIds = JSON.parse(row.term_ids)
         for (const term of termIds) for (const m of moveTerm) m.run(seq, term, row.seq)
-        counts.add(row.stored_ms ?? Math.floor(row.seq / SHIFT), termIds, null, -1)
-        counts.add(row.stored_ms ?? Math.floor(seq / SHIFT), termIds, null, 1)
+        counts.add(row.stored_ms ?? storedMsOf(row.seq), termIds, null, -1)
+        counts.add(row.stored_ms ?? storedMsOf(seq), termIds, null, 1)
         seq++
       }
       counts.flush()
@@ -350,7 +348,7 @@ function writeOps (db) {
         for (const r of removeId) r.run(blob)
         const termIds = JSON.parse(row.term_ids)
         for (const term of termIds) for (const r of removeTerm) r.run(term, row.seq)
-        counts.add(row.stored_ms ?? Math.floor(row.seq / SHIFT), termIds, null, -1)
+        counts.add(row.stored_ms ?? storedMsOf(row.seq), termIds, null, -1)
         remove.run(row.seq)
         removed.statements++
         if (row.attachments) for (const h of JSON.parse(row.attachments)) hashes.add(h)
