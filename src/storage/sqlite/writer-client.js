@@ -14,6 +14,7 @@
 const net = require('node:net')
 const { errors } = require('../../errors')
 const { sendFrame, readFrames } = require('./writer-socket')
+const { errorFrom } = require('./writer-errors')
 
 const RECONNECT_MS = 100
 // Requests queued in the worker while the writer was away are answered a
@@ -72,7 +73,7 @@ function connectWriter (socketPath, logger, { waitMs }) {
       const call = calls.get(r.id)
       if (!call) continue
       if (r.retry) { hold(call); continue }
-      settle(call, r.error && Object.assign(new Error(r.error.message), { name: r.error.name, code: r.error.code, stack: r.error.stack }), r.value)
+      settle(call, r.error && errorFrom(r.error), r.value)
     }
   }
 

@@ -15,6 +15,7 @@
 const fs = require('node:fs')
 const { openDatabase, databaseFile } = require('./open')
 const { writeOps } = require('./write-ops')
+const { errorOf } = require('./writer-errors')
 
 // A transaction holds the write lock of the file and its requests wait for
 // its end: it takes what queued up to about a thousand statements, not
@@ -59,11 +60,6 @@ const SLICES = [8, 32] // per round out of level 0 (recent) and 1 (middle)
 
 const pause = new Int32Array(new SharedArrayBuffer(4))
 const sleep = (ms) => Atomics.wait(pause, 0, 0, ms) // blocks this thread only
-
-// An error as it crosses to the sender: its stack too, for the log.
-function errorOf (err) {
-  return { name: err.name, message: err.message, code: err.code, stack: err.stack }
-}
 
 function statementCount ({ op, args }) {
   if (op === 'storeBatch') return args[0].reduce((n, group) => n + group.length, 0)

@@ -6,6 +6,7 @@
 const path = require('node:path')
 const { Worker } = require('node:worker_threads')
 const { errors } = require('../../errors')
+const { errorFrom } = require('./writer-errors')
 
 function startWriter (dataDir, logger, { walLimitBytes, mergeStatements, middleStatements, maxPageCount } = {}) {
   const worker = new Worker(path.join(__dirname, 'writer-thread.js'), { workerData: { dataDir, walLimitBytes, mergeStatements, middleStatements, maxPageCount } })
@@ -28,7 +29,7 @@ function startWriter (dataDir, logger, { walLimitBytes, mergeStatements, middleS
       const call = pending.get(r.id)
       pending.delete(r.id)
       if (!call) continue
-      if (r.error) call.reject(Object.assign(new Error(r.error.message), { name: r.error.name, code: r.error.code, stack: r.error.stack }))
+      if (r.error) call.reject(errorFrom(r.error))
       else call.resolve(r.value)
     }
   })
