@@ -25,15 +25,22 @@ function agentDigest (key) {
   return crypto.createHash('sha256').update(key).digest('hex').slice(0, 16)
 }
 
-async function eraseAgent (storage, agent) {
-  const key = agentKey(agent)
-  const removed = { statements: 0, attachments: 0, forwardingEntries: 0, stateDocuments: 0, agentProfileDocuments: 0 }
+// The ids of the statements the agent appears in other than as their
+// authority, a page at a time.
+async function * idPages (storage, key) {
   let after = null
   for (;;) {
     const rows = await storage.statements.findByAgent(key, { after, limit: PAGE })
-    if (!rows.length) break
+    if (!rows.length) return
     after = rows[rows.length - 1].position
-    const ids = rows.filter((r) => appearsIn(r.body, key)).map((r) => r.id)
+    yield rows.filter((r) => appearsIn(r.body, key)).map((r) => r.id)
+  }
+}
+
+async function eraseAgent (storage, agent) {
+  const key = agentKey(agent)
+  const removed = { statements: 0, attachments: 0, forwardingEntries: 0, stateDocuments: 0, agentProfileDocuments: 0 }
+  for await (const ids of idPages(storage, key)) {
     if (!ids.length) continue
     const counts = await storage.statements.erase(ids)
     removed.statements += counts.statements
@@ -53,13 +60,7 @@ async function eraseAgent (storage, agent) {
 async function previewErasure (storage, agent) {
   const key = agentKey(agent)
   let statements = 0
-  let after = null
-  for (;;) {
-    const rows = await storage.statements.findByAgent(key, { after, limit: PAGE })
-    if (!rows.length) break
-    after = rows[rows.length - 1].position
-    statements += rows.filter((r) => appearsIn(r.body, key)).length
-  }
+  for await (const ids of idPages(storage, key)) statements += ids.length
   const documents = await storage.documents.countAgent(key)
   return { agentDigest: agentDigest(key), wouldRemove: { statements, stateDocuments: documents.state, agentProfileDocuments: documents.agentProfile } }
 }
