@@ -5,7 +5,7 @@
 // ways into a fresh store each time, alternating, BENCH_REPEAT times:
 //   raw     the engine's own insert of the same records
 //           (storage.statements.insertStored, 1,000 at a time, no validation)
-//   import  `npm run import` (src/transfer/import-cli.js, with the node
+//   import  `npm run import` (bin/lrs.js import, with the node
 //           flags of its npm script): read, validate, insert
 //   api     POST /statements to the LRS under PM2, 100 statements per
 //           request on 10 connections, a 429 sent again after its
@@ -79,7 +79,7 @@ async function runImport (file, count, engine) {
   // the import's checkpoints: the store's folder, or one of its own on MongoDB
   const dataDir = store.dataDir || fs.mkdtempSync(path.join(os.tmpdir(), 'lrs-bench-import-'))
   try {
-    const child = spawn(process.execPath, ['--max-semi-space-size=64', path.join(ROOT, 'src/transfer/import-cli.js'), file], { env: { ...process.env, ...store.lrsEnv, LRS_DATA_DIR: dataDir, LRS_LOG_LEVEL: 'warn' } })
+    const child = spawn(process.execPath, ['--max-semi-space-size=64', path.join(ROOT, 'bin/lrs.js'), 'import', file], { env: { ...process.env, ...store.lrsEnv, LRS_DATA_DIR: dataDir, LRS_LOG_LEVEL: 'warn' } })
     let out = ''
     child.stdout.on('data', (d) => { out += d })
     const started = process.hrtime.bigint()
