@@ -86,6 +86,11 @@ function rawSettings (env) {
 // (none: valid). `lrs config` prints them all; loadConfig refuses to start
 // on any.
 function configProblems (env = process.env) {
+  return checked(env).problems
+}
+
+// The settings, validated (numbers coerced), and their problems.
+function checked (env) {
   const raw = rawSettings(env)
   const problems = []
   if (!validate(raw)) {
@@ -100,7 +105,7 @@ function configProblems (env = process.env) {
   for (const u of listOf(raw.forwardUrls)) {
     try { new URL(u) } catch { problems.push(`LRS_FORWARD_URLS has a bad URL: ${maskUrl(u)}`) } // eslint-disable-line no-new
   }
-  return problems
+  return { raw, problems }
 }
 
 const listOf = (value) => String(value).split(',').map((v) => v.trim()).filter(Boolean)
@@ -125,10 +130,8 @@ function describeSettings (env = process.env) {
 }
 
 function loadConfig (env = process.env) {
-  const problems = configProblems(env)
+  const { raw, problems } = checked(env)
   if (problems.length) throw new StartupError(`invalid configuration: ${problems.join('; ')}`)
-  const raw = rawSettings(env)
-  validate(raw) // coerces the numbers
   const corsOrigins = listOf(raw.corsOrigins)
   const forwardUrls = raw.forwardUrls ? listOf(raw.forwardUrls) : []
   return Object.freeze({
