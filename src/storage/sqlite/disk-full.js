@@ -21,7 +21,9 @@ function freeBytes (dir) {
   }
 }
 
-// Wraps `writer` (its call()); `resumeFreeBytes`: tests only.
+// Wraps `writer`'s call(), all the repositories use of it (its other
+// properties, getters among them, stay on the writer itself);
+// `resumeFreeBytes`: tests only.
 function watchDiskFull (writer, { dataDir, logger, resumeFreeBytes = RESUME_FREE_BYTES }) {
   let fullSince = null
 
@@ -38,7 +40,6 @@ function watchDiskFull (writer, { dataDir, logger, resumeFreeBytes = RESUME_FREE
 
   return {
     writer: {
-      ...writer,
       async call (...args) {
         try {
           const value = await writer.call(...args)
