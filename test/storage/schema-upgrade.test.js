@@ -5,6 +5,11 @@
 // upgraded at start: its statements are still found by agent and by id,
 // ids stay unique, and no agent identifier is left in the dictionary.
 
+const crypto = require('node:crypto')
+const fs = require('node:fs')
+const os = require('node:os')
+const path = require('node:path')
+const zlib = require('node:zlib')
 const { test } = require('node:test')
 const assert = require('node:assert/strict')
 const Database = require('better-sqlite3')
@@ -13,6 +18,7 @@ const { statement } = require('../helpers/statements')
 const { databaseFile } = require('../../src/storage/sqlite/open')
 const { hashedAgent } = require('../../src/storage/sqlite/terms')
 const { agentKey } = require('../../src/resources/agents/agent-keys')
+const { checkSqliteStore } = require('../../src/storage/sqlite/check')
 
 // A store that `body` was posted to, then taken back to an older schema by
 // `downgrade(db)`: the settings of an LRS on it.
@@ -60,7 +66,7 @@ test('a schema 1 file is upgraded: agent terms hashed, documents get their agent
   assert.equal((await upgraded.client(`/statements?agent=${q({ mbox: 'mailto:teacher@example.com' })}&related_agents=true`)).json.statements.length, 1)
   const check = new Database(databaseFile(env.LRS_DATA_DIR), { readonly: true })
   assert.equal(check.prepare("SELECT count(*) FROM terms WHERE term LIKE '%mailto:%'").pluck().get(), 0)
-  assert.equal(check.pragma('user_version', { simple: true }), 6)
+  assert.equal(check.pragma('user_version', { simple: true }), 7)
   assert.ok(check.prepare('SELECT name FROM pragma_table_info(?)').pluck().all('documents').includes('agent'))
   assert.ok(check.prepare('SELECT name FROM pragma_table_info(?)').pluck().all('statements').includes('stored_ms'))
   assert.doesNotMatch(check.prepare("SELECT sql FROM sqlite_master WHERE name = 'statements'").pluck().get(), /UNIQUE/)
@@ -81,7 +87,7 @@ test('a schema 3 file is upgraded: the middle index tables and stored_ms are add
   assert.equal(found.length, 1)
   assert.equal((await upgraded.client(`/statements?statementId=${found[0].id}`)).json.id, found[0].id)
   const check = new Database(databaseFile(env.LRS_DATA_DIR), { readonly: true })
-  assert.equal(check.pragma('user_version', { simple: true }), 6)
+  assert.equal(check.pragma('user_version', { simple: true }), 7)
   assert.equal(check.prepare("SELECT count(*) FROM sqlite_master WHERE name IN ('middle_terms', 'middle_ids', 'statements_stored_ms')").pluck().get(), 3)
   check.close()
 })
@@ -99,4 +105,50 @@ test('a schema 5 file is upgraded: the hourly counters count the statements it h
   assert.equal(overview.total, 3)
   assert.deepEqual(overview.verbs, [{ verb: verb.id, count: 3 }])
   assert.deepEqual(overview.credentials, [{ key: upgraded.config.adminUser, count: 3 }])
+})
+
+// test/fixtures/schema-6-store.*: a store written by the LRS of 2026-11-25
+// (schema 6: bodies as text, three index levels; make-schema-6-store.js).
+test('a store written by schema 6 opens, is upgraded in place and answers as before; new statements are stored packed', { skip: ENGINE !== 'sqlite' && 'SQLite files only' }, async () => {
+  const fixture = require('../fixtures/schema-6-store.json')
+  const dataDir = fs.mkdtempSync(path.join(process.env.LRS_TEST_DATA_ROOT || os.tmpdir(), 'lrs-schema6-'))
+  fs.writeFileSync(databaseFile(dataDir), zlib.gunzipSync(fs.readFileSync(path.join(__dirname, '../fixtures/schema-6-store.sqlite.gz'))))
+  const lrs = await startLrs({ LRS_DATA_DIR: dataDir, MONGODB_URI: '' })
+  const q = (v) => encodeURIComponent(JSON.stringify(v))
+  const ids = async (query) => (await lrs.client(`/statements?limit=100&${query}`)).json.statements.map((s) => s.id)
+  const kept = fixture.statements.filter((s) => s.id !== fixture.voided)
+  // Newest first, those that match and the voiding statement when what it
+  // voided matches (Communication 2.1.3: statements that target them).
+  const target = fixture.statements.find((s) => s.id === fixture.voided)
+  const expected = (matches) => [...(matches(target) ? [fixture.voiding.id] : []), ...kept.filter(matches).map((s) => s.id).reverse()]
+
+  for (const s of kept) {
+    const got = (await lrs.client(`/statements?statementId=${s.id}`)).json
+    assert.deepEqual({ actor: got.actor, verb: got.verb, object: got.object, result: got.result, timestamp: got.timestamp }, { actor: s.actor, verb: s.verb, object: s.object, result: s.result, timestamp: s.timestamp })
+  }
+  assert.equal((await lrs.client(`/statements?statementId=${fixture.voided}`)).status, 404)
+  assert.equal((await lrs.client(`/statements?voidedStatementId=${fixture.voided}`)).json.id, fixture.voided)
+  const actor = fixture.statements[0].actor
+  assert.deepEqual(await ids(`agent=${q(actor)}`), expected((s) => s.actor.mbox === actor.mbox))
+  assert.deepEqual(await ids(`verb=${encodeURIComponent(kept[1].verb.id)}`), expected((s) => s.verb.id === kept[1].verb.id))
+  assert.deepEqual(await ids(`activity=${encodeURIComponent(kept[2].object.id)}`), expected((s) => s.object.id === kept[2].object.id))
+  assert.deepEqual(await ids(`registration=${kept[0].context.registration}`), expected((s) => s.context.registration === kept[0].context.registration))
+  const { activityId, agent, stateId, content } = fixture.stateOf
+  assert.deepEqual((await lrs.client(`/activities/state?activityId=${encodeURIComponent(activityId)}&agent=${q(agent)}&stateId=${stateId}`)).json, content)
+
+  // taken ids are still taken; new statements are stored and found with the old
+  assert.equal((await lrs.client('/statements', { method: 'POST', body: { ...kept[0], verb: { id: 'http://example.com/other' } } })).status, 409)
+  const added = statement({ id: crypto.randomUUID(), actor })
+  assert.equal((await lrs.client('/statements', { method: 'POST', body: added })).status, 200)
+  assert.deepEqual((await ids(`agent=${q(actor)}`))[0], added.id)
+  await lrs.close({ graceMs: 0 })
+
+  const db = new Database(databaseFile(dataDir), { readonly: true })
+  assert.equal(db.pragma('user_version', { simple: true }), 7)
+  const kinds = db.prepare('SELECT typeof(body) AS kind, count(*) AS n FROM statements GROUP BY 1 ORDER BY 1').all()
+  assert.deepEqual(kinds, [{ kind: 'blob', n: 1 }, { kind: 'text', n: fixture.statements.length + 1 }])
+  db.close()
+  const checked = checkSqliteStore({ dataDir })
+  assert.deepEqual(checked.problems, [])
+  fs.rmSync(dataDir, { recursive: true, force: true })
 })

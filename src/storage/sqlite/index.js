@@ -26,7 +26,7 @@ const { outboxRepository } = require('./outbox')
 const { settingsRepository } = require('./settings')
 
 // `hooks.walLimitBytes`, `hooks.mergeStatements`, `hooks.middleStatements`,
-// `hooks.maxPageCount`, `hooks.resumeFreeBytes`: tests only, a smaller WAL
+// `hooks.levelRatio`, `hooks.maxPageCount`, `hooks.resumeFreeBytes`: tests only, a smaller WAL
 // bound, index merges after fewer statements (writer-loop.js), a file
 // that is full at that many pages (disk-full.js).
 function openSqliteStorage (config, logger, { hooks = {} } = {}) {
@@ -43,7 +43,7 @@ function openSqliteStorage (config, logger, { hooks = {} } = {}) {
   db.pragma('query_only = ON')
   const writer = config.sqliteWriter === 'process'
     ? connectWriter(writerSocketPath(config.dataDir), logger, { waitMs: config.writerWaitMs })
-    : startWriter(config.dataDir, logger, { walLimitBytes: hooks.walLimitBytes, mergeStatements: hooks.mergeStatements, middleStatements: hooks.middleStatements, maxPageCount: hooks.maxPageCount })
+    : startWriter(config.dataDir, logger, { walLimitBytes: hooks.walLimitBytes, mergeStatements: hooks.mergeStatements, middleStatements: hooks.middleStatements, levelRatio: hooks.levelRatio, maxPageCount: hooks.maxPageCount })
   const diskFull = watchDiskFull(writer, { dataDir: config.dataDir, logger, resumeFreeBytes: hooks.resumeFreeBytes })
   const ready = writer.ready.then(() => logger.info({ file: databaseFile(config.dataDir) }, 'database ready'))
   ready.catch((err) => logger.error({ err }, 'database writer failed to start'))

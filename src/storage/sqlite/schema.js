@@ -20,33 +20,41 @@
 // id order.
 //
 // Both kinds of index rows are written first to a small recent table
-// (recent_terms, recent_ids) and moved in bulk, in key order, into a middle
-// one every few thousand statements, and from there into the big one every
-// hundred thousand or so (write-ops.js, upkeep). A commit of 500
-// statements adds rows in hundreds of places of each order: inserted into
-// the big tables directly, every commit rewrote one page per place, and
-// the bytes written per statement grew with the store (7.7 KB at 20,000
-// statements, 43 KB at 200,000; the insert rate fell from 13,500 to 5,900
-// statements/s). The small tables keep a commit's pages few; a merge
-// writes each page of the next table once for thousands of statements.
-// With two levels only, each merge of 8,192 statements still rewrote
-// nearly every page of the big tables once the store was large: at
-// 800,000 statements the merges took 400 ms per 8,192 statements, as much
-// as inserting them, and the insert rate fell from 16,100 to 9,100
-// statements/s between 100,000 and 1,000,000. The middle level makes the
-// big tables' rewrite sixteen times rarer. Readers look in all three
-// (TERM_TABLES, ID_TABLES).
+// (recent_terms, recent_ids) and moved in bulk, in key order, to the next
+// level when a level holds sixteen times the statements of the one before
+// (write-ops.js, upkeep): recent (8,192), middle (131,072), level2
+// (2,097,152), level3 (33,554,432), then the big tables (statement_terms,
+// statement_ids) with everything older. A commit of 500 statements adds
+// rows in hundreds of places of each order: inserted into the big tables
+// directly, every commit rewrote one page per place, and the bytes written
+// per statement grew with the store (7.7 KB at 20,000 statements, 43 KB
+// at 200,000; the insert rate fell from 13,500 to 5,900 statements/s). The
+// small tables keep a commit's pages few; a merge writes each page of the
+// next level once for thousands of statements. With a fixed number of
+// levels below an unbounded one, the merges into that one rewrite it
+// whole each time, and the store pays more per statement the larger it
+// is: with three levels the bytes written per statement went from 8.4 KB
+// at 100,000 statements to 25.8 KB at 1 M, and the insert rate fell by a
+// third. With levels sixteen times apart each statement is rewritten at
+// most about eight times per level, whatever the size of the store below
+// 33 M; up to then the big tables take no merges at all. Readers look in
+// every level (TERM_TABLES, ID_TABLES): an empty level costs one seek.
+// The statements each level above the recent one holds are counted in
+// index_levels, which the merges keep (a count(*) of a level of millions
+// reads all its pages).
 
 const { hashedAgent } = require('./terms')
 const { SHIFT } = require('./seq')
 
-const VERSION = 6
+const VERSION = 7
 
 // Where the (term, seq) and (id, seq) rows are, newest first: each level's
 // rows are merged into the next.
 const LEVELS = [
   { terms: 'recent_terms', ids: 'recent_ids' },
   { terms: 'middle_terms', ids: 'middle_ids' },
+  { terms: 'level2_terms', ids: 'level2_ids' },
+  { terms: 'level3_terms', ids: 'level3_ids' },
   { terms: 'statement_terms', ids: 'statement_ids' }
 ]
 const TERM_TABLES = LEVELS.map((level) => level.terms)
@@ -83,36 +91,22 @@ CREATE TABLE IF NOT EXISTS terms (
   term TEXT NOT NULL UNIQUE
 );
 
-CREATE TABLE IF NOT EXISTS statement_terms (
+${LEVELS.map((level) => `CREATE TABLE IF NOT EXISTS ${level.terms} (
   term INTEGER NOT NULL,
   seq INTEGER NOT NULL,
   PRIMARY KEY (term, seq)
 ) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS middle_terms (
-  term INTEGER NOT NULL,
-  seq INTEGER NOT NULL,
-  PRIMARY KEY (term, seq)
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS recent_terms (
-  term INTEGER NOT NULL,
-  seq INTEGER NOT NULL,
-  PRIMARY KEY (term, seq)
-) WITHOUT ROWID;
-
-CREATE TABLE IF NOT EXISTS statement_ids (
+CREATE TABLE IF NOT EXISTS ${level.ids} (
   id BLOB PRIMARY KEY,
   seq INTEGER NOT NULL
-) WITHOUT ROWID;
+) WITHOUT ROWID;`).join('\n')}
 
-CREATE TABLE IF NOT EXISTS middle_ids (
-  id BLOB PRIMARY KEY,
-  seq INTEGER NOT NULL
-) WITHOUT ROWID;
-
-CREATE TABLE IF NOT EXISTS recent_ids (
-  id BLOB PRIMARY KEY,
-  seq INTEGER NOT NULL
-) WITHOUT ROWID;
+-- The statements in each level of the index between the recent one and
+-- the big one (1 middle, 2 level2, 3 level3; see LEVELS).
+CREATE TABLE IF NOT EXISTS index_levels (
+  level INTEGER PRIMARY KEY,
+  statements INTEGER NOT NULL
+);
 
 -- Voiding and StatementRef flags for statements not stored yet (Data 2.3.2.s2.b3).
 CREATE TABLE IF NOT EXISTS pending_flags (
@@ -201,7 +195,9 @@ CREATE TABLE IF NOT EXISTS settings (
 );
 `
 
-// Version 6: hourly_totals and hourly_terms, counted from the statements
+// Version 7: statement bodies may be BLOBs (body-codec.js; an older LRS
+// would return the bytes), the index levels level2 and level3, and
+// index_levels, counted from middle_ids. Version 6: hourly_totals and hourly_terms, counted from the statements
 // stored before (countStatementsByHour). Version 5: stored_ms, the stored time of a statement imported past its
 // own millisecond, which holds 2,048 (write-ops.js, insertStored); NULL
 // for every other statement. Version 4: middle_terms and middle_ids
@@ -266,6 +262,7 @@ function ensureSchema (db) {
   db.exec(AFTER_COLUMNS)
   if (version === 1) hashAgentTerms(db)
   if (version > 0 && version < 6) countStatementsByHour(db)
+  if (version > 0 && version < 7) db.exec('INSERT OR REPLACE INTO index_levels (level, statements) SELECT 1, count(*) FROM middle_ids')
   if (version < VERSION) db.pragma(`user_version = ${VERSION}`)
 }
 

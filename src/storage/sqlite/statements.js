@@ -14,6 +14,7 @@ const { storedOf, lastSeqOf } = require('./seq')
 const { termReader, agentTerm, agentTerms, termsOf, hashedAgent } = require('./terms')
 const { statementSeqQuery, referencedQuery, placeholders } = require('./statement-sql')
 const { TERM_TABLES, ID_TABLES, SEQ_OF_ID, HOUR_MS } = require('./schema')
+const { packBody, unpackBody } = require('./body-codec')
 
 const MAX_SAME_ROUNDS = 10
 // A filtered query walks its driving term's postings in windows of this
@@ -23,14 +24,15 @@ const MAX_SAME_ROUNDS = 10
 const WINDOW_POSTINGS = 2000
 
 // What the writer needs of a record: its terms as strings, worked out here
-// so the writer, which holds the file's write lock, only looks up their ids.
+// so the writer, which holds the file's write lock, only looks up their ids;
+// and its body packed (body-codec.js), here on the worker's core.
 function forWriter (r, storedMs) {
-  return { id: r.id, body: r.body, voiding: r.voiding, ref: r.ref, timestampFromStored: r.timestampFromStored, attachments: r.attachments, terms: termsOf(r), storedMs }
+  return { id: r.id, body: packBody(r.body), voiding: r.voiding, ref: r.ref, timestampFromStored: r.timestampFromStored, attachments: r.attachments, terms: termsOf(r), storedMs }
 }
 
 function toRow (r) {
   const stored = typeof r.stored_ms === 'number' ? new Date(r.stored_ms) : storedOf(r.seq)
-  return { id: blobToId(r.id), body: r.body, stored, timestampFromStored: r.ts === 1, position: String(r.seq) }
+  return { id: blobToId(r.id), body: unpackBody(r.body), stored, timestampFromStored: r.ts === 1, position: String(r.seq) }
 }
 
 // The postings of one term (seq >= ? and <= ?) from every term table, in

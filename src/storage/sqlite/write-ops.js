@@ -345,7 +345,7 @@ function writeOps (db) {
       for (const [id, at] of storedSeqs(ids)) {
         const blob = idToBlob(id)
         const row = find.get(at)
-        for (const r of removeId) r.run(blob)
+        removeId.forEach((r, level) => countInLevel(level, -r.run(blob).changes))
         const termIds = JSON.parse(row.term_ids)
         for (const term of termIds) for (const r of removeTerm) r.run(term, row.seq)
         counts.add(row.stored_ms ?? storedMsOf(row.seq), termIds, null, -1)
@@ -437,40 +437,36 @@ function writeOps (db) {
   }
 
   // The index rows of one level into the next (schema.js, LEVELS), in
-  // rounds: a round takes the rows there when it starts and moves them in
-  // slices of key ranges, each a transaction of its own. All of a round's
-  // rows together rewrite each page of the next level about once, which is
-  // what makes merging pay; the slices keep each hold of the write lock
-  // short (one transaction for 8,192 statements held it 500 ms at 1 M).
-  // Rows stored after the start wait for the next round.
+  // rounds: a round takes the rows there when it starts (seq <= its cap)
+  // and moves them in slices of key ranges, each a transaction of its own.
+  // All of a round's rows together rewrite each page of the next level
+  // about once, which is what makes merging pay; the slices keep each hold
+  // of the write lock short (one transaction for 8,192 statements held it
+  // 500 ms at 1 M). Rows stored after the start wait for the next round.
+  // Each slice's end is found when it starts, `step` rows past the last
+  // one's: finding them all at the start read a whole level at once (two
+  // seconds for a level of 2 M statements, holding every request).
   const FIRST_TERM = [-1, -1]
   const LAST_TERM = [Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER]
   const FIRST_ID = Buffer.alloc(0)
   const LAST_ID = Buffer.alloc(17, 0xff)
-  // `slices` key ranges of about equal row counts: [after, upTo] pairs.
-  // `after(key, n)`: the key of the row n + 1 rows past `key`. Each edge is
-  // found from the one before, so finding them all reads the table once
-  // (an OFFSET from the start for each edge read a middle table sixteen
-  // times over).
-  function ranges (count, after, first, last, slices) {
-    const edges = [first]
-    const step = Math.floor(count / slices)
-    for (let k = 1; k < slices && step > 0; k++) {
-      const edge = after(edges[edges.length - 1], step - 1)
-      if (edge === undefined) break
-      edges.push(edge)
-    }
-    edges.push(last)
-    return edges.slice(1).map((upTo, k) => [edges[k], upTo])
+  // The bench's statements have 8 to 10 (term, seq) rows; a round whose
+  // statements have more or fewer takes more or fewer slices for them.
+  const TERM_ROWS_PER_STATEMENT = 9
+  const levelCount = db.prepare('SELECT statements FROM index_levels WHERE level = ?').pluck()
+  const addToLevel = db.prepare('INSERT INTO index_levels (level, statements) VALUES (?, ?) ON CONFLICT (level) DO UPDATE SET statements = max(0, statements + excluded.statements)')
+  const BIG = LEVELS.length - 1
+  // Statements moved into or out of `level` (counted above recent, below big).
+  function countInLevel (level, n) {
+    if (level > 0 && level < BIG && n) addToLevel.run(level, n)
   }
   // What moves the rows of level `from` into level `to`.
   function mover (from, to) {
     return {
-      statements: db.prepare(`SELECT count(*) FROM ${from.ids}`).pluck(),
+      recentCount: db.prepare(`SELECT count(*) FROM ${from.ids}`).pluck(),
       newest: db.prepare(`SELECT max(seq) FROM ${from.ids}`).pluck(),
       termAfter: db.prepare(`SELECT term, seq FROM ${from.terms} WHERE (term, seq) > (?, ?) ORDER BY term, seq LIMIT 1 OFFSET ?`).raw(),
       idAfter: db.prepare(`SELECT id FROM ${from.ids} WHERE id > ? ORDER BY id LIMIT 1 OFFSET ?`).pluck(),
-      termCount: db.prepare(`SELECT count(*) FROM ${from.terms}`).pluck(),
       moveTerms: db.prepare(`INSERT INTO ${to.terms} (term, seq) SELECT term, seq FROM ${from.terms}
         WHERE (term, seq) > (?, ?) AND (term, seq) <= (?, ?) AND seq <= ? ORDER BY term, seq`),
       dropTerms: db.prepare(`DELETE FROM ${from.terms} WHERE (term, seq) > (?, ?) AND (term, seq) <= (?, ?) AND seq <= ?`),
@@ -478,38 +474,39 @@ function writeOps (db) {
       dropIds: db.prepare(`DELETE FROM ${from.ids} WHERE id > ? AND id <= ? AND seq <= ?`)
     }
   }
-  // movers[0]: recent into middle; movers[1]: middle into big
+  // movers[i]: level i into level i + 1
   const movers = LEVELS.slice(0, -1).map((level, i) => mover(level, LEVELS[i + 1]))
   const upkeep = {
-    // the statements whose ids are in level `level` (0 recent, 1 middle)
-    statementsIn: (level) => movers[level].statements.get(),
-    // A round of level `level` into the next: what its slices are; null
-    // when there is nothing to move. `statements`: statementsIn(level), as
-    // just counted.
+    levels: movers.length, // the levels that are merged into another
+    // the statements in level `level` (below the big one)
+    statementsIn: (level) => level === 0 ? movers[0].recentCount.get() : levelCount.get(level) || 0,
+    // A round of level `level` into the next in about `slices` slices;
+    // null when there is nothing to move.
     startRound (level, slices, statements) {
-      const m = movers[level]
-      const seqCap = m.newest.get()
+      const seqCap = movers[level].newest.get()
       if (seqCap === null) return null
-      return {
-        level,
-        seqCap,
-        terms: ranges(m.termCount.get(), ([term, seq], n) => m.termAfter.get(term, seq, n), FIRST_TERM, LAST_TERM, slices),
-        ids: ranges(statements, (id, n) => m.idAfter.get(id, n), FIRST_ID, LAST_ID, slices)
-      }
+      const ids = Math.max(1, Math.ceil(statements / slices))
+      return { level, seqCap, ids: { after: FIRST_ID, step: ids }, terms: { after: FIRST_TERM, step: ids * TERM_ROWS_PER_STATEMENT } }
     },
-    // Moves slice `k` of `round`.
-    mergeSlice (round, k) {
+    // Moves the next slice of `round`; true when it was the last.
+    mergeSlice (round) {
       const m = movers[round.level]
-      if (round.terms[k]) {
-        const [after, upTo] = round.terms[k]
-        m.moveTerms.run(...after, ...upTo, round.seqCap)
-        m.dropTerms.run(...after, ...upTo, round.seqCap)
+      const { terms, ids } = round
+      if (terms.after !== LAST_TERM) {
+        const upTo = m.termAfter.get(...terms.after, terms.step - 1) || LAST_TERM
+        m.moveTerms.run(...terms.after, ...upTo, round.seqCap)
+        m.dropTerms.run(...terms.after, ...upTo, round.seqCap)
+        terms.after = upTo
       }
-      if (round.ids[k]) {
-        const [after, upTo] = round.ids[k]
-        m.moveIds.run(after, upTo, round.seqCap)
-        m.dropIds.run(after, upTo, round.seqCap)
+      if (ids.after !== LAST_ID) {
+        const upTo = m.idAfter.get(ids.after, ids.step - 1) || LAST_ID
+        const moved = m.moveIds.run(ids.after, upTo, round.seqCap).changes
+        m.dropIds.run(ids.after, upTo, round.seqCap)
+        countInLevel(round.level, -moved)
+        countInLevel(round.level + 1, moved)
+        ids.after = upTo
       }
+      return terms.after === LAST_TERM && ids.after === LAST_ID
     }
   }
 

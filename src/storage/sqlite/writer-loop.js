@@ -48,15 +48,20 @@ const CHECKPOINT_WAIT_MS = 20
 // The recent index tables are merged into the middle ones (schema.js) once
 // they hold `mergeStatements` statements. Fewer, and each page of the
 // middle tables is rewritten for few statements; more, and every commit
-// rewrites more pages of the small ones. The middle tables are merged into
-// the big ones once they hold `middleStatements`. The writer counts the
-// recent statements after every CHECK_EVERY_STATEMENTS it stored, the
-// middle ones after each round into them; a round then moves one of its
-// slices after each commit, taking turns when both levels have one. The
-// big tables' rounds have more slices: their slices rewrite pages of the
-// big tables, the costly ones.
+// rewrites more pages of the small ones. Each level after that is merged
+// into the next once it holds LEVEL_RATIO times the statements of the
+// level before (`middleStatements` for the middle one). The writer counts
+// the recent statements after every CHECK_EVERY_STATEMENTS it stored, the
+// others after each round into them; a round then moves one of its slices
+// after each commit, the levels with a round taking turns. A slice moves
+// about SLICE_STATEMENTS statements (RECENT_SLICE_STATEMENTS out of the
+// recent level: an eighth of it). The pages of the next level in its key
+// range are what a slice rewrites, and that level is larger the higher
+// the level: more statements would hold the lock longer.
 const DEFAULT_MERGE_STATEMENTS = 8192
-const SLICES = [8, 32] // per round out of level 0 (recent) and 1 (middle)
+const LEVEL_RATIO = 16
+const RECENT_SLICE_STATEMENTS = 1024
+const SLICE_STATEMENTS = 4096
 
 const pause = new Int32Array(new SharedArrayBuffer(4))
 const sleep = (ms) => Atomics.wait(pause, 0, 0, ms) // blocks this thread only
@@ -69,8 +74,10 @@ function statementCount ({ op, args }) {
 
 // `shared`: other writers may use the file (see YIELD_MS). `warn(message,
 // error)`: something to log that no sender waits for.
-// `maxPageCount`: tests only, a file that is full at that many pages.
-function createWriterLoop ({ dataDir, walLimitBytes, mergeStatements, middleStatements, maxPageCount, shared = true }, { warn }) {
+// `maxPageCount`: tests only, a file that is full at that many pages;
+// `mergeStatements`, `middleStatements`, `levelRatio`: merges after fewer
+// statements.
+function createWriterLoop ({ dataDir, walLimitBytes, mergeStatements, middleStatements, levelRatio = LEVEL_RATIO, maxPageCount, shared = true }, { warn }) {
   const db = openDatabase(dataDir, { busyTimeoutMs: 0 }) // the schema is there: the opener made it
   if (maxPageCount) db.pragma(`max_page_count = ${maxPageCount}`)
   const walFile = databaseFile(dataDir) + '-wal'
@@ -114,32 +121,46 @@ function createWriterLoop ({ dataDir, walLimitBytes, mergeStatements, middleStat
   }
 
   let storedSinceCheck = 0
-  const rounds = [null, null] // by level: { level, seqCap, terms, ids, next }
+  const rounds = new Array(upkeep.levels).fill(null) // by level: { level, seqCap, terms, ids }
   let turn = 0
+  // Statements a level holds before it is merged into the next.
+  const thresholds = rounds.map((_, level) => level === 0 ? mergeAt : middleAt * levelRatio ** (level - 1))
+  const slicesOf = (level) => Math.ceil(thresholds[level] / (level === 0 ? RECENT_SLICE_STATEMENTS : SLICE_STATEMENTS))
+  let levelsChecked = false
 
-  function startRound (level, threshold) {
+  function startRound (level) {
+    if (rounds[level]) return
     const statements = upkeep.statementsIn(level)
-    const started = statements >= threshold && upkeep.startRound(level, SLICES[level], statements)
-    if (started) rounds[level] = { ...started, next: 0 }
+    if (statements >= thresholds[level]) rounds[level] = upkeep.startRound(level, slicesOf(level), statements)
+  }
+
+  function nextRound () {
+    for (let k = 0; k < rounds.length; k++) {
+      turn = (turn + 1) % rounds.length
+      if (rounds[turn]) return rounds[turn]
+    }
+    return null
   }
 
   function mergeWhenLarge (statements) {
     storedSinceCheck += statements
+    if (!levelsChecked) { // a round cut short by a stop starts again
+      levelsChecked = true
+      for (let level = 1; level < rounds.length; level++) startRound(level)
+    }
     if (!rounds[0] && storedSinceCheck >= checkEvery) {
       storedSinceCheck = 0
-      startRound(0, mergeAt)
+      startRound(0)
     }
-    turn ^= 1
-    const round = rounds[0] && rounds[1] ? rounds[turn] : rounds[0] || rounds[1]
+    const round = nextRound()
     if (!round) return
     try {
       beginImmediate()
-      upkeep.mergeSlice(round, round.next)
+      const last = upkeep.mergeSlice(round)
       db.exec('COMMIT')
-      round.next++
-      if (round.next < SLICES[round.level]) return
+      if (!last) return
       rounds[round.level] = null
-      if (round.level === 0 && !rounds[1]) startRound(1, middleAt)
+      if (round.level + 1 < rounds.length) startRound(round.level + 1)
     } catch (err) {
       if (db.inTransaction) db.exec('ROLLBACK')
       // busy: the next commit tries again. Anything else would repeat: it is

@@ -8,8 +8,8 @@ const { Worker } = require('node:worker_threads')
 const { errors } = require('../../errors')
 const { errorFrom } = require('./writer-errors')
 
-function startWriter (dataDir, logger, { walLimitBytes, mergeStatements, middleStatements, maxPageCount } = {}) {
-  const worker = new Worker(path.join(__dirname, 'writer-thread.js'), { workerData: { dataDir, walLimitBytes, mergeStatements, middleStatements, maxPageCount } })
+function startWriter (dataDir, logger, { walLimitBytes, mergeStatements, middleStatements, levelRatio, maxPageCount } = {}) {
+  const worker = new Worker(path.join(__dirname, 'writer-thread.js'), { workerData: { dataDir, walLimitBytes, mergeStatements, middleStatements, levelRatio, maxPageCount } })
   const pending = new Map()
   let next = 0
   let failed = null
