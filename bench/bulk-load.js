@@ -18,9 +18,8 @@
 const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
-const crypto = require('node:crypto')
 const { spawn, execFileSync } = require('node:child_process')
-const { scormStatement } = require('./statement-generator')
+const { writeExportFile, lineChunks } = require('./export-file')
 const { toRecord } = require('../src/resources/statements/statement-record')
 const { loadConfig } = require('../src/config')
 const { createLogger } = require('../src/logger')
@@ -37,37 +36,32 @@ const API_BATCH = 100
 const API_CONNECTIONS = 10
 const ROOT = path.join(__dirname, '..')
 
-// An export-like NDJSON file: each statement with id, stored and authority.
-function writeFile (file, count) {
-  const start = Date.now() - count
-  const lines = []
-  for (let i = 0; i < count; i++) {
-    lines.push(JSON.stringify({ ...scormStatement(i), id: crypto.randomUUID(), authority: AUTHORITY, stored: new Date(start + i).toISOString(), version: '1.0.0' }))
-  }
-  fs.writeFileSync(file, lines.join('\n') + '\n')
-  return lines
-}
-
 async function openRaw (store) {
   const storage = openStorage(loadConfig({ ...store.lrsEnv, LRS_LOG_LEVEL: 'warn' }), createLogger({ logLevel: 'warn' }))
   await storage.ready
   return storage
 }
 
-async function runRaw (lines, engine) {
+async function runRaw (file, count, engine) {
   const store = await startStore(engine)
   const storage = await openRaw(store)
   try {
-    const records = lines.map((l) => {
-      const s = JSON.parse(l)
-      const r = toRecord(s, { authority: s.authority, xapiVersion: '1.0.3' })
-      r.stored = new Date(s.stored)
-      return r
-    })
-    const start = process.hrtime.bigint()
-    for (let i = 0; i < records.length; i += 1000) await storage.statements.insertStored(records.slice(i, i + 1000))
-    const seconds = Number(process.hrtime.bigint() - start) / 1e9
-    return { statementsPerSec: lines.length / seconds, seconds }
+    // Only the inserts are timed: the records are made between them (they
+    // were all made first when the file was one string in memory).
+    let nanos = 0n
+    for await (const lines of lineChunks(file, 1000)) {
+      const records = lines.map((l) => {
+        const s = JSON.parse(l)
+        const r = toRecord(s, { authority: s.authority, xapiVersion: '1.0.3' })
+        r.stored = new Date(s.stored)
+        return r
+      })
+      const start = process.hrtime.bigint()
+      await storage.statements.insertStored(records)
+      nanos += process.hrtime.bigint() - start
+    }
+    const seconds = Number(nanos) / 1e9
+    return { statementsPerSec: count / seconds, seconds }
   } finally {
     await storage.close()
     await store.stop()
@@ -103,11 +97,11 @@ async function runImport (file, count, engine) {
 // (autocannon cannot send a refused body again.)
 async function postAll (url, bodies) {
   const headers = { 'Content-Type': 'application/json', 'X-Experience-API-Version': '1.0.3', Authorization: 'Basic ' + Buffer.from('bench:bench-secret').toString('base64') }
-  let next = 0
   let refused = 0
   const loop = async () => {
-    while (next < bodies.length) {
-      const body = bodies[next++]
+    // an async generator answers concurrent next() calls one after the other
+    for (let next = await bodies.next(); !next.done; next = await bodies.next()) {
+      const body = next.value
       for (;;) {
         const res = await fetch(url, { method: 'POST', headers, body, signal: AbortSignal.timeout(60000) })
         await res.arrayBuffer()
@@ -123,18 +117,19 @@ async function postAll (url, bodies) {
   return refused
 }
 
-async function runApi (lines, engine) {
+async function runApi (file, count, engine) {
   const store = await startStore(engine)
   const lrs = await startLrs({ store })
   try {
-    const bodies = []
-    for (let i = 0; i < lines.length; i += API_BATCH) bodies.push('[' + lines.slice(i, i + API_BATCH).join(',') + ']')
+    const bodies = (async function * () {
+      for await (const lines of lineChunks(file, API_BATCH)) yield '[' + lines.join(',') + ']'
+    })()
     const start = process.hrtime.bigint()
     const refused = await postAll(lrs.url + '/xapi/statements', bodies)
     const seconds = Number(process.hrtime.bigint() - start) / 1e9
     const stored = await store.count()
-    if (stored !== lines.length) throw new Error(`API: ${stored} of ${lines.length} statements stored`)
-    return { statementsPerSec: lines.length / seconds, seconds, refusedAndSentAgain: refused }
+    if (stored !== count) throw new Error(`API: ${stored} of ${count} statements stored`)
+    return { statementsPerSec: count / seconds, seconds, refusedAndSentAgain: refused }
   } finally {
     await lrs.stop()
     await store.stop()
@@ -146,7 +141,8 @@ async function bulkLoad ({ count = COUNT, repeat = REPEAT, engine = ENGINE, onRu
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lrs-bench-bulk-'))
   const file = path.join(dir, 'statements.ndjson')
   try {
-    const lines = writeFile(file, count)
+    const start = Date.now() - count
+    await writeExportFile(file, { count, authority: AUTHORITY, storedOf: (i) => new Date(start + i) })
     const runs = { raw: [], import: [], api: [] }
     // Each run starts with the page cache flushed: the previous run's
     // files (deleted, but still being written back) would otherwise compete
@@ -154,11 +150,11 @@ async function bulkLoad ({ count = COUNT, repeat = REPEAT, engine = ENGINE, onRu
     const clean = () => execFileSync('sync')
     for (let r = 0; r < repeat; r++) {
       clean()
-      runs.raw.push(await runRaw(lines, engine))
+      runs.raw.push(await runRaw(file, count, engine))
       clean()
       runs.import.push(await runImport(file, count, engine))
       clean()
-      runs.api.push(await runApi(lines, engine))
+      runs.api.push(await runApi(file, count, engine))
       onRun(r, { raw: runs.raw[r], import: runs.import[r], api: runs.api[r] })
     }
     const rate = (k) => percentile(runs[k].map((x) => x.statementsPerSec), 50)

@@ -12,66 +12,16 @@
 
 const os = require('node:os')
 const path = require('node:path')
-const autocannon = require('autocannon')
 const { scormStatement } = require('./statement-generator')
 const { startLrs } = require('./lrs-process')
 const { startStore } = require('./store')
 const { fillStore, openStoreStorage } = require('./fill-store')
-const { percentile, saveResult } = require('./report')
+const { saveResult } = require('./report')
+const { SHAPES, timeShape, backgroundIngest, INGEST_BATCH, AUTH } = require('./statement-queries')
 
 const SIZES = (process.env.BENCH_SIZES || '100000,1000000').split(',').map(Number)
 const QUERIES = Number(process.env.BENCH_QUERIES || 40)
 const INGEST_RATE = Number(process.env.BENCH_INGEST_RATE || 1000)
-const INGEST_BATCH = 20
-const AUTH = 'Basic ' + Buffer.from('bench:bench-secret').toString('base64')
-
-// Query shapes, each from a random statement of the generator's population.
-const SHAPES = {
-  'no filter': () => '',
-  agent: (s) => `agent=${enc(JSON.stringify({ account: s.actor.account }))}`,
-  'agent, related_agents': (s) => `agent=${enc(JSON.stringify({ account: s.actor.account }))}&related_agents=true`,
-  verb: (s) => `verb=${enc(s.verb.id)}`,
-  activity: (s) => `activity=${enc(s.object.id)}`,
-  'activity (course), related_activities': (s) => `activity=${enc(s.context.contextActivities.grouping[0].id)}&related_activities=true`,
-  registration: (s) => `registration=${s.context.registration}`,
-  'completion check: registration, verb, course': (s) => `registration=${s.context.registration}&verb=${enc('http://adlnet.gov/expapi/verbs/completed')}&activity=${enc(s.context.contextActivities.grouping[0].id)}&related_activities=true`,
-  'agent, verb': (s) => `agent=${enc(JSON.stringify({ account: s.actor.account }))}&verb=${enc(s.verb.id)}`,
-  'since the last 10 s, ascending': () => `since=${enc(new Date(Date.now() - 10000).toISOString())}&ascending=true`,
-  'until an hour ago': () => `until=${enc(new Date(Date.now() - 3600000).toISOString())}`
-}
-
-function enc (v) {
-  return encodeURIComponent(v)
-}
-
-// `limit`: '' for the server's page size (100), or e.g. '&limit=10'.
-async function timeShape (url, shape, limit) {
-  const times = []
-  let rows = 0
-  for (let q = 0; q < QUERIES; q++) {
-    const s = scormStatement(Math.floor(Math.random() * 1e6))
-    const started = process.hrtime.bigint()
-    const res = await fetch(`${url}/xapi/statements?${shape(s)}${limit}`, { headers: { Authorization: AUTH, 'X-Experience-API-Version': '1.0.3' } })
-    const body = await res.json()
-    times.push(Number(process.hrtime.bigint() - started) / 1e6)
-    if (res.status !== 200) throw new Error(`${res.status} ${JSON.stringify(body)}`)
-    rows += body.statements.length
-  }
-  return { p50Ms: percentile(times, 50), p99Ms: percentile(times, 99), maxMs: percentile(times, 100), rowsPerQuery: rows / QUERIES }
-}
-
-function backgroundIngest (url) {
-  let i = 0
-  return autocannon({
-    url: url + '/xapi/statements',
-    method: 'POST',
-    connections: 10,
-    overallRate: INGEST_RATE / INGEST_BATCH,
-    duration: 3600,
-    headers: { 'Content-Type': 'application/json', 'X-Experience-API-Version': '1.0.3', Authorization: AUTH },
-    requests: [{ setupRequest: (req) => ({ ...req, body: JSON.stringify(Array.from({ length: INGEST_BATCH }, () => scormStatement(i++))) }) }]
-  })
-}
 
 async function main () {
   const store = await startStore()
@@ -85,7 +35,7 @@ async function main () {
       const loadRate = await fillStore(storage, filled, size, { onProgress: (n) => process.stderr.write(`  filled ${n} of ${size}\r`) })
       process.stderr.write('\n')
       filled = size
-      const ingest = backgroundIngest(lrs.url)
+      const ingest = backgroundIngest(lrs.url, { rate: INGEST_RATE })
       // Warm-up, not counted: every shape once per worker, ingest under way.
       for (const shape of Object.values(SHAPES)) for (let w = 0; w < 4; w++) await fetch(`${lrs.url}/xapi/statements?${shape(scormStatement(w))}`, { headers: { Authorization: AUTH, 'X-Experience-API-Version': '1.0.3' } }).then((r) => r.arrayBuffer())
       await new Promise((resolve) => setTimeout(resolve, 1000))
@@ -96,8 +46,8 @@ async function main () {
       const shapes = {}
       const small = {}
       for (const [name, shape] of Object.entries(SHAPES)) {
-        shapes[name] = await timeShape(lrs.url, shape, '')
-        small[name] = await timeShape(lrs.url, shape, '&limit=2')
+        shapes[name] = await timeShape(lrs.url, shape, '', { queries: QUERIES })
+        small[name] = await timeShape(lrs.url, shape, '&limit=2', { queries: QUERIES })
         process.stdout.write(`${String(size).padStart(8)} statements  ${name.padEnd(46)} P50 ${String(shapes[name].p50Ms).padStart(6)} ms  P99 ${String(shapes[name].p99Ms).padStart(6)} ms  (${shapes[name].rowsPerQuery.toFixed(0)} rows)   limit 2: P50 ${String(small[name].p50Ms).padStart(6)} ms  P99 ${String(small[name].p99Ms).padStart(6)} ms\n`)
       }
       ingest.stop()

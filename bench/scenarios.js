@@ -14,6 +14,7 @@ const { soak } = require('./soak')
 const { learnerSessions } = require('./sessions')
 const { storageEngines } = require('./engines')
 const { coresSweep, summarize, checkCriteria, defaultWorkers, settingsFromEnv, LRS_APPS } = require('./cores')
+const { scaleFill, scaleChecks } = require('./scale')
 const { percentile } = require('./report')
 const { pick, header } = require('./labels')
 
@@ -42,6 +43,13 @@ const PROFILES = {
   cores: {
     quick: { workers: defaultWorkers(8), connections: 64, seconds: 4, repeat: 2, overload: [4, 16], warmupSeconds: 1 },
     full: { workers: defaultWorkers(16), connections: 64, seconds: 15, repeat: 3, overload: [4, 16], warmupSeconds: 3 }
+  },
+  // A step: what is added between two measurements (a million in --full);
+  // `fill` import: the steps between the first and the last through npm run
+  // import. BENCH_SCALE_STATEMENTS, BENCH_SCALE_STEP, BENCH_SCALE_FILL.
+  scale: {
+    quick: { statements: 300000, step: 100000, fill: 'import', queries: 10, ingestRate: 1000 },
+    full: { statements: 10000000, step: 1000000, fill: 'import', queries: 20, ingestRate: 1000 }
   },
   // FerretDB reads every statement for a filtered query (seconds at 25,000):
   // it stops early.
@@ -521,6 +529,99 @@ const cores = {
   }
 }
 
-const scenarios = { ingest, soak: soakScenario, sessions, overload, 'bulk-load': bulk, engines, cores }
+const scale = {
+  title: 'Scale',
+  labels: {
+    figures: {
+      firstStepStatementsPerSec: { label: 'POST /statements, first step', unit: 'statements/s', better: 'higher' },
+      lastStepStatementsPerSec: { label: 'POST /statements, last step', unit: 'statements/s', better: 'higher' },
+      lastVsFirst: { label: 'Last step / first step', percent: true, better: 'higher' },
+      highestWriteP99Ms: { label: 'Highest write P99, steps through POST', unit: 'ms', better: 'lower' },
+      bytesPerStatement: { label: 'Disk per statement at the end', unit: 'bytes', better: 'lower' },
+      writtenBytesPerStatement: { label: 'Bytes written per statement, {key}', unit: 'bytes', better: 'lower' },
+      queryP99MsMax: { label: 'Slowest query shape P99 at the end', unit: 'ms', better: 'lower' },
+      queryP50Growth: { label: 'Largest query P50 growth, first step to last', unit: '×', better: 'lower' },
+      importStatementsPerSec: { label: 'npm run import, median of its steps', unit: 'statements/s', better: 'higher' },
+      importPeakRssMiB: { label: 'npm run import, highest peak memory of a step', unit: 'MiB', better: 'lower' }
+    },
+    columns: {
+      ...pick('statementsPerSec'),
+      statements: { label: 'Statements stored' },
+      fill: { label: 'Filled by' },
+      writeP50Ms: { label: 'Write P50', unit: 'ms' },
+      writeP99Ms: { label: 'Write P99', unit: 'ms' },
+      non2xx: { label: 'Non-2xx writes', unit: 'responses' },
+      importPeakRssMiB: { label: 'Import peak memory', unit: 'MiB' },
+      bytesPerStatement: { label: 'Disk per statement', unit: 'bytes' },
+      writtenBytesPerStatement: { label: 'Written per statement', unit: 'bytes' },
+      queryP50MsMax: { label: 'Slowest query P50', unit: 'ms' },
+      queryP99MsMax: { label: 'Slowest query P99', unit: 'ms' }
+    }
+  },
+  repeatsInside: true, // one fill; its steps are the repetitions
+  onlyWhenNamed: true,
+  question: 'Does ingest stay flat as the default engine\'s store grows step by step (a million statements a step in --full, to ten million), in statements/s and write P99 through POST /statements (batches of 20, 10 connections), with under 1,000 bytes on disk per statement, bounded bytes written per statement, and every GET /statements shape fast under 1,000 statements/s of ingest (the Veracity study)?',
+  remote: false,
+  async run ({ profile, target, progress }) {
+    const env = process.env
+    const settings = {
+      ...PROFILES.scale[profile],
+      ...(env.BENCH_SCALE_STATEMENTS && { statements: Number(env.BENCH_SCALE_STATEMENTS) }),
+      ...(env.BENCH_SCALE_STEP && { step: Number(env.BENCH_SCALE_STEP) }),
+      ...(env.BENCH_SCALE_FILL && { fill: env.BENCH_SCALE_FILL })
+    }
+    if (target.engine !== 'sqlite') throw new Error('the scale scenario measures the default engine (sqlite)')
+    const steps = await scaleFill({
+      ...settings,
+      onStep: (s) => progress(`  ${s.statements} statements (${s.fill}): ${s.statementsPerSec} st/s` +
+        (s.writeP99Ms === null ? `, import peak ${s.importPeakRssMiB} MiB` : `, write P50 ${s.writeP50Ms} ms, P99 ${s.writeP99Ms} ms`) +
+        `, ${s.bytesPerStatement} B/st on disk, ${s.writtenBytesPerStatement} B/st written, queries P50 <= ${s.queryP50MsMax} ms, P99 <= ${s.queryP99MsMax} ms`)
+    })
+    const checks = scaleChecks(steps)
+    for (const c of checks) progress(`  check: ${c.criterion}: ${c.verdict.toUpperCase()} (${c.detail})`)
+    const [first, last] = [steps[0], steps[steps.length - 1]]
+    const imports = steps.filter((s) => s.fill === 'npm run import')
+    const lrsSteps = steps.filter((s) => s.fill === 'POST /statements')
+    const millions = (n) => `${(n / 1e6).toFixed(1)} M`
+    const at1M = steps.find((s) => s.statements >= 1e6) || first
+    const c = scale.labels.columns
+    const x = { field: 'statements', title: 'Statements stored' }
+    const long = steps.flatMap((s) => [
+      { statements: s.statements, measure: header(c.statementsPerSec), series: s.fill, value: s.statementsPerSec },
+      ...(s.writeP99Ms === null ? [] : [{ statements: s.statements, measure: header(c.writeP99Ms), series: s.fill, value: s.writeP99Ms }]),
+      { statements: s.statements, measure: header(c.bytesPerStatement), series: 'store', value: s.bytesPerStatement },
+      { statements: s.statements, measure: header(c.writtenBytesPerStatement), series: s.fill, value: s.writtenBytesPerStatement }
+    ])
+    const queries = steps.flatMap((s) => Object.entries(s.queries).map(([shape, q]) => ({ statements: s.statements, measure: 'P99 (ms)', series: shape, value: q.p99Ms })))
+    return {
+      settings: { ...settings, batch: 20, connections: 10, engine: 'sqlite' },
+      figures: {
+        firstStepStatementsPerSec: first.statementsPerSec,
+        lastStepStatementsPerSec: last.statementsPerSec,
+        lastVsFirst: Math.round((last.statementsPerSec / first.statementsPerSec) * 100) / 100,
+        highestWriteP99Ms: Math.max(...lrsSteps.map((s) => s.writeP99Ms)),
+        bytesPerStatement: last.bytesPerStatement,
+        writtenBytesPerStatement: Object.fromEntries([first, at1M, last].map((s) => [millions(s.statements), s.writtenBytesPerStatement])),
+        queryP99MsMax: last.queryP99MsMax,
+        queryP50Growth: Math.round(Math.max(...Object.keys(first.queries).map((n) => last.queries[n].p50Ms / first.queries[n].p50Ms)) * 100) / 100,
+        importStatementsPerSec: imports.length ? percentile(imports.map((s) => s.statementsPerSec), 50) : null,
+        importPeakRssMiB: imports.length ? Math.max(...imports.map((s) => s.importPeakRssMiB)) : null
+      },
+      checks,
+      table: steps.map(({ queries, ...s }) => s),
+      plots: [{
+        name: 'growth',
+        title: 'Statements/s, write P99, disk and bytes written per statement against the store\'s size',
+        spec: measuresChart(long, x, { series: 'series' })
+      }, {
+        name: 'queries',
+        title: 'GET /statements P99 per query shape against the store\'s size, under 1,000 statements/s of ingest',
+        spec: measuresChart(queries, x, { series: 'series' })
+      }]
+    }
+  }
+}
+
+const scenarios = { ingest, soak: soakScenario, sessions, overload, 'bulk-load': bulk, engines, cores, scale }
 
 module.exports = { scenarios }

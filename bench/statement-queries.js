@@ -1,0 +1,64 @@
+'use strict'
+
+// GET /statements as clients query it: the query shapes, each from a random
+// statement of the generator's population, timed over HTTP; and the
+// background ingest they are timed under (open loop, batches of 20).
+// read-path.js and the scale scenario (scale.js) use them.
+
+const autocannon = require('autocannon')
+const { scormStatement } = require('./statement-generator')
+const { percentile } = require('./report')
+
+const INGEST_BATCH = 20
+const AUTH = 'Basic ' + Buffer.from('bench:bench-secret').toString('base64')
+
+// Query shapes, each from a random statement of the generator's population.
+const SHAPES = {
+  'no filter': () => '',
+  agent: (s) => `agent=${enc(JSON.stringify({ account: s.actor.account }))}`,
+  'agent, related_agents': (s) => `agent=${enc(JSON.stringify({ account: s.actor.account }))}&related_agents=true`,
+  verb: (s) => `verb=${enc(s.verb.id)}`,
+  activity: (s) => `activity=${enc(s.object.id)}`,
+  'activity (course), related_activities': (s) => `activity=${enc(s.context.contextActivities.grouping[0].id)}&related_activities=true`,
+  registration: (s) => `registration=${s.context.registration}`,
+  'completion check: registration, verb, course': (s) => `registration=${s.context.registration}&verb=${enc('http://adlnet.gov/expapi/verbs/completed')}&activity=${enc(s.context.contextActivities.grouping[0].id)}&related_activities=true`,
+  'agent, verb': (s) => `agent=${enc(JSON.stringify({ account: s.actor.account }))}&verb=${enc(s.verb.id)}`,
+  'since the last 10 s, ascending': () => `since=${enc(new Date(Date.now() - 10000).toISOString())}&ascending=true`,
+  'until an hour ago': () => `until=${enc(new Date(Date.now() - 3600000).toISOString())}`
+}
+
+function enc (v) {
+  return encodeURIComponent(v)
+}
+
+// `limit`: '' for the server's page size (100), or e.g. '&limit=10'.
+async function timeShape (url, shape, limit, { queries = 40 } = {}) {
+  const times = []
+  let rows = 0
+  for (let q = 0; q < queries; q++) {
+    const s = scormStatement(Math.floor(Math.random() * 1e6))
+    const started = process.hrtime.bigint()
+    const res = await fetch(`${url}/xapi/statements?${shape(s)}${limit}`, { headers: { Authorization: AUTH, 'X-Experience-API-Version': '1.0.3' } })
+    const body = await res.json()
+    times.push(Number(process.hrtime.bigint() - started) / 1e6)
+    if (res.status !== 200) throw new Error(`${res.status} ${JSON.stringify(body)}`)
+    rows += body.statements.length
+  }
+  return { p50Ms: percentile(times, 50), p99Ms: percentile(times, 99), maxMs: percentile(times, 100), rowsPerQuery: rows / queries }
+}
+
+function backgroundIngest (url, { rate = 1000 } = {}) {
+  let i = 0
+  return autocannon({
+    url: url + '/xapi/statements',
+    method: 'POST',
+    connections: 10,
+    overallRate: rate / INGEST_BATCH,
+    duration: 3600,
+    headers: { 'Content-Type': 'application/json', 'X-Experience-API-Version': '1.0.3', Authorization: AUTH },
+    requests: [{ setupRequest: (req) => ({ ...req, body: JSON.stringify(Array.from({ length: INGEST_BATCH }, () => scormStatement(i++))) }) }]
+  })
+}
+
+
+module.exports = { SHAPES, timeShape, backgroundIngest, INGEST_BATCH, AUTH }
