@@ -137,7 +137,7 @@ async function scaleFill ({ statements, step, fill = 'import', queries = 20, ing
       const writtenBytes = result.writtenBytes ?? diskBytesWritten() - written
       generated += count
       const shapes = await timeQueries(lrs.url, { queries, rate: ingestRate })
-      const stored = await store.count()
+      const stored = await store.countFast()
       const s = {
         statements: stored,
         fill: viaLrs ? 'POST /statements' : 'npm run import',

@@ -34,6 +34,9 @@ function sqliteStore (dataDir) {
     lrsEnv: { MONGODB_URI: '', LRS_DATA_DIR: dataDir },
     dataDir,
     count: async () => read((db) => db.prepare('SELECT count(*) FROM statements').pluck().get()),
+    // From the hourly counters the writer keeps (schema.js): a count(*)
+    // reads every page of the statements, seconds at 10 M.
+    countFast: async () => read((db) => db.prepare('SELECT coalesce(sum(count), 0) FROM hourly_totals').pluck().get()),
     async countIds (ids) {
       return read((db) => {
         const find = db.prepare(SEQ_OF_ID).pluck()
