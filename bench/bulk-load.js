@@ -14,6 +14,7 @@
 // bench/results/bulk-load-*.json.
 //
 //   BENCH_STATEMENTS=50000 BENCH_REPEAT=3 BENCH_ENGINE=sqlite node bench/bulk-load.js
+//   BENCH_STATEMENTS=10000000 BENCH_REPEAT=1 BENCH_BULK_WAYS=import node bench/bulk-load.js
 
 const fs = require('node:fs')
 const os = require('node:os')
@@ -31,6 +32,7 @@ const { percentile, saveResult } = require('./report')
 const COUNT = Number(process.env.BENCH_STATEMENTS || 50000)
 const REPEAT = Number(process.env.BENCH_REPEAT || 3)
 const ENGINE = process.env.BENCH_ENGINE || 'sqlite'
+const WAYS = (process.env.BENCH_BULK_WAYS || 'raw,import,api').split(',').map((w) => w.trim()).filter(Boolean)
 const AUTHORITY = { objectType: 'Agent', name: 'source-lms', account: { homePage: 'http://lms.example.com', name: 'source-lms' } }
 const API_BATCH = 100
 const API_CONNECTIONS = 10
@@ -68,6 +70,28 @@ async function runRaw (file, count, engine) {
   }
 }
 
+// The anonymous memory of process `pid` (what it holds itself; the store's
+// pages it maps are the file's) every second until stop(): { peakMiB,
+// firstQuarterMiB, lastQuarterMiB } (medians of the first and last quarter
+// of the samples: equal when memory stays flat).
+function sampleMemory (pid) {
+  const samples = []
+  const timer = setInterval(() => {
+    try {
+      const m = /RssAnon:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))
+      if (m) samples.push(Number(m[1]) / 1024)
+    } catch {}
+  }, 1000)
+  return {
+    stop () {
+      clearInterval(timer)
+      if (!samples.length) return null
+      const quarter = Math.max(1, Math.floor(samples.length / 4))
+      return { peakMiB: Math.round(Math.max(...samples)), firstQuarterMiB: Math.round(percentile(samples.slice(0, quarter), 50)), lastQuarterMiB: Math.round(percentile(samples.slice(-quarter), 50)), samples: samples.length }
+    }
+  }
+}
+
 async function runImport (file, count, engine) {
   const store = await startStore(engine)
   // the import's checkpoints: the store's folder, or one of its own on MongoDB
@@ -77,6 +101,7 @@ async function runImport (file, count, engine) {
     let out = ''
     child.stdout.on('data', (d) => { out += d })
     const started = process.hrtime.bigint()
+    const memory = sampleMemory(child.pid)
     const code = await new Promise((resolve) => child.on('exit', resolve))
     const wallSeconds = Number(process.hrtime.bigint() - started) / 1e9
     if (code !== 0) throw new Error(`import exited with ${code}: ${out}`)
@@ -84,7 +109,7 @@ async function runImport (file, count, engine) {
     const m = out.match(/(\d+) statements in ([\d.]+) s/)
     const stored = await store.count()
     if (stored !== count) throw new Error(`import stored ${stored} of ${count}`)
-    return { statementsPerSec: Number(m[1]) / Number(m[2]), seconds: Number(m[2]), wallSeconds }
+    return { statementsPerSec: Number(m[1]) / Number(m[2]), seconds: Number(m[2]), wallSeconds, memory: memory.stop() }
   } finally {
     await store.stop()
     if (!store.dataDir) fs.rmSync(dataDir, { recursive: true, force: true })
@@ -137,9 +162,12 @@ async function runApi (file, count, engine) {
 }
 
 // Returns { runs: { raw, import, api }, summary } (rates in statements/s).
-async function bulkLoad ({ count = COUNT, repeat = REPEAT, engine = ENGINE, onRun = () => {} } = {}) {
+// `ways`: which of raw, import and api run (BENCH_BULK_WAYS, e.g. "import"
+// for ten million through the import alone).
+async function bulkLoad ({ count = COUNT, repeat = REPEAT, engine = ENGINE, ways = WAYS, onRun = () => {} } = {}) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lrs-bench-bulk-'))
   const file = path.join(dir, 'statements.ndjson')
+  const run = { raw: runRaw, import: runImport, api: runApi }
   try {
     const start = Date.now() - count
     await writeExportFile(file, { count, authority: AUTHORITY, storedOf: (i) => new Date(start + i) })
@@ -149,33 +177,40 @@ async function bulkLoad ({ count = COUNT, repeat = REPEAT, engine = ENGINE, onRu
     // with this run's fsyncs.
     const clean = () => execFileSync('sync')
     for (let r = 0; r < repeat; r++) {
-      clean()
-      runs.raw.push(await runRaw(file, count, engine))
-      clean()
-      runs.import.push(await runImport(file, count, engine))
-      clean()
-      runs.api.push(await runApi(file, count, engine))
-      onRun(r, { raw: runs.raw[r], import: runs.import[r], api: runs.api[r] })
+      for (const way of ways) {
+        clean()
+        runs[way].push(await run[way](file, count, engine))
+      }
+      onRun(r, { raw: runs.raw[r] || null, import: runs.import[r] || null, api: runs.api[r] || null })
     }
-    const rate = (k) => percentile(runs[k].map((x) => x.statementsPerSec), 50)
+    const rate = (k) => runs[k].length ? percentile(runs[k].map((x) => x.statementsPerSec), 50) : null
     const summary = { raw: rate('raw'), import: rate('import'), api: rate('api') }
-    summary.importVsRaw = summary.import / summary.raw
-    summary.importVsApi = summary.import / summary.api
-    return { engine, statements: count, repeat, bytesPerStatement: Math.round(fs.statSync(file).size / count), runs, summary }
+    summary.importVsRaw = summary.import && summary.raw ? summary.import / summary.raw : null
+    summary.importVsApi = summary.import && summary.api ? summary.import / summary.api : null
+    return { engine, statements: count, repeat, ways, bytesPerStatement: Math.round(fs.statSync(file).size / count), runs, summary }
   } finally {
     fs.rmSync(dir, { recursive: true, force: true })
   }
 }
 
 function summaryLine ({ summary: s }) {
-  return `median: raw ${s.raw.toFixed(0)} st/s, import ${s.import.toFixed(0)} st/s, POST /statements ${s.api.toFixed(0)} st/s; ` +
-    `import/raw ${(s.importVsRaw * 100).toFixed(0)} %, import/API ${s.importVsApi.toFixed(2)} x`
+  const r = (x) => (x === null ? '-' : x.toFixed(0))
+  return `median: raw ${r(s.raw)} st/s, import ${r(s.import)} st/s, POST /statements ${r(s.api)} st/s; ` +
+    `import/raw ${s.importVsRaw === null ? '-' : (s.importVsRaw * 100).toFixed(0)} %, import/API ${s.importVsApi === null ? '-' : s.importVsApi.toFixed(2)} x`
+}
+
+function runLine (x) {
+  return [
+    x.raw && `raw ${x.raw.statementsPerSec.toFixed(0)} st/s`,
+    x.import && `import ${x.import.statementsPerSec.toFixed(0)} st/s (wall ${x.import.wallSeconds.toFixed(1)} s${x.import.memory ? `, memory peak ${x.import.memory.peakMiB} MiB, first quarter ${x.import.memory.firstQuarterMiB}, last ${x.import.memory.lastQuarterMiB}` : ''})`,
+    x.api && `api ${x.api.statementsPerSec.toFixed(0)} st/s`
+  ].filter(Boolean).join(', ')
 }
 
 async function main () {
-  process.stdout.write(`${ENGINE}: ${COUNT} statements, ${REPEAT} alternating repetitions\n`)
+  process.stdout.write(`${ENGINE}: ${COUNT} statements, ${REPEAT} alternating repetitions of ${WAYS.join(', ')}\n`)
   const result = await bulkLoad({
-    onRun: (r, x) => process.stdout.write(`  #${r + 1}: raw ${x.raw.statementsPerSec.toFixed(0)} st/s, import ${x.import.statementsPerSec.toFixed(0)} st/s (wall ${x.import.wallSeconds.toFixed(1)} s), api ${x.api.statementsPerSec.toFixed(0)} st/s\n`)
+    onRun: (r, x) => process.stdout.write(`  #${r + 1}: ${runLine(x)}\n`)
   })
   process.stdout.write(summaryLine(result) + '\n')
   const out = { date: new Date().toISOString(), machine: { cpus: os.cpus().length, node: process.version }, ...result }
@@ -189,4 +224,4 @@ if (require.main === module) {
   })
 }
 
-module.exports = { bulkLoad }
+module.exports = { bulkLoad, runLine }

@@ -8,7 +8,7 @@
 // lines and table headers, the plots' axis titles and --compare use them.
 
 const { ingestSweep } = require('./ingest')
-const { bulkLoad } = require('./bulk-load')
+const { bulkLoad, runLine } = require('./bulk-load')
 const { overloadRamp } = require('./overload-ramp')
 const { soak } = require('./soak')
 const { learnerSessions } = require('./sessions')
@@ -154,35 +154,49 @@ const bulk = {
       importStatementsPerSec: { label: 'npm run import', unit: 'statements/s', better: 'higher' },
       apiStatementsPerSec: { label: 'POST /statements', unit: 'statements/s', better: 'higher' },
       importVsRaw: { label: 'npm run import / engine raw insert', unit: '×', better: 'higher' },
-      importVsApi: { label: 'npm run import / POST /statements', unit: '×', better: 'higher' }
+      importVsApi: { label: 'npm run import / POST /statements', unit: '×', better: 'higher' },
+      importPeakMemoryMiB: { label: 'npm run import, peak memory (anonymous)', unit: 'MiB', better: 'lower' }
     },
     columns: {
       ...pick('repetition', 'statementsPerSec'),
       way: { label: 'Way' },
       seconds: { label: 'Time', unit: 's' },
-      '429s sent again': { label: '429 responses sent again', unit: 'requests' }
+      '429s sent again': { label: '429 responses sent again', unit: 'requests' },
+      peakMemoryMiB: { label: 'Peak memory (anonymous)', unit: 'MiB' }
     }
   },
   repeatsInside: true, // raw, import and API alternate, `repeat` times
   question: 'How fast does a trusted loader (npm run import) fill a store, against the same file through POST /statements and the engine\'s raw insert (the Ed-Fi study)?',
   remote: false,
   async run ({ profile, target, progress }) {
-    const settings = PROFILES.bulkLoad[profile]
+    const env = process.env
+    const settings = {
+      ...PROFILES.bulkLoad[profile],
+      ...(env.BENCH_STATEMENTS && { count: Number(env.BENCH_STATEMENTS) }),
+      ...(env.BENCH_BULK_WAYS && { ways: env.BENCH_BULK_WAYS.split(',').map((w) => w.trim()) })
+    }
     const result = await bulkLoad({
       ...settings,
       engine: target.engine,
-      onRun: (r, x) => progress(`  #${r + 1}: raw ${round(x.raw.statementsPerSec)} st/s, import ${round(x.import.statementsPerSec)} st/s, POST ${round(x.api.statementsPerSec)} st/s`)
+      onRun: (r, x) => progress(`  #${r + 1}: ${runLine(x)}`)
     })
     const s = result.summary
     return {
       settings: { ...settings, engine: target.engine },
-      figures: { rawStatementsPerSec: round(s.raw), importStatementsPerSec: round(s.import), apiStatementsPerSec: round(s.api), importVsRaw: Math.round(s.importVsRaw * 100) / 100, importVsApi: Math.round(s.importVsApi * 100) / 100 },
-      table: ['raw', 'import', 'api'].flatMap((k) => result.runs[k].map((x, i) => ({ way: k, repetition: i + 1, statementsPerSec: round(x.statementsPerSec), seconds: Math.round(x.seconds * 10) / 10, '429s sent again': x.refusedAndSentAgain ?? null }))),
+      figures: {
+        rawStatementsPerSec: round(s.raw),
+        importStatementsPerSec: round(s.import),
+        apiStatementsPerSec: round(s.api),
+        importVsRaw: s.importVsRaw === null ? null : Math.round(s.importVsRaw * 100) / 100,
+        importVsApi: s.importVsApi === null ? null : Math.round(s.importVsApi * 100) / 100,
+        importPeakMemoryMiB: result.runs.import.length ? Math.max(...result.runs.import.map((x) => (x.memory ? x.memory.peakMiB : 0))) : null
+      },
+      table: ['raw', 'import', 'api'].flatMap((k) => result.runs[k].map((x, i) => ({ way: k, repetition: i + 1, statementsPerSec: round(x.statementsPerSec), seconds: Math.round(x.seconds * 10) / 10, '429s sent again': x.refusedAndSentAgain ?? null, peakMemoryMiB: x.memory ? x.memory.peakMiB : null }))),
       plots: [{
         name: 'rates',
         title: `Statements per second by way of loading, ${settings.count.toLocaleString('en')} statements${settings.repeat > 1 ? `, median of ${settings.repeat}` : ''}`,
         spec: {
-          data: { values: [{ way: 'engine raw insert', rate: round(s.raw) }, { way: 'npm run import', rate: round(s.import) }, { way: 'POST /statements', rate: round(s.api) }] },
+          data: { values: [{ way: 'engine raw insert', rate: round(s.raw) }, { way: 'npm run import', rate: round(s.import) }, { way: 'POST /statements', rate: round(s.api) }].filter((v) => v.rate !== null) },
           mark: 'bar',
           encoding: { x: { field: 'way', type: 'nominal', title: 'Way of loading', sort: null, axis: { labelAngle: 0 } }, y: { field: 'rate', type: 'quantitative', title: 'Statements/s' } }
         }

@@ -88,3 +88,21 @@ test('a deleted term row, a deleted id row and a term row of no statement are ea
   assert.match(res.stdout, /^problem: the id index has 399 rows for 400 statements/m)
   assert.match(res.stdout, /^4 problems found in /m) // the term rows' count is right: one missing, one too many
 })
+
+test('a packed statement body that no longer unpacks is reported with its statement, exit 1', { skip: SQLITE_ONLY }, async () => {
+  const lrs = await filledStore()
+  await lrs.close()
+  const id = withFile(lrs.storeEnv, (db) => {
+    const row = db.prepare("SELECT seq, id, body FROM statements WHERE typeof(body) = 'blob' LIMIT 1").get()
+    assert.ok(row, 'bodies are stored packed')
+    const body = Buffer.from(row.body)
+    body.fill(0x5a, 1, body.length) // the format byte kept, the deflated bytes lost
+    db.prepare('UPDATE statements SET body = ? WHERE seq = ?').run(body, row.seq)
+    return row.id.toString('hex')
+  })
+  const res = await runLrs(['check'], lrs.storeEnv)
+  assert.equal(res.code, 1, res.stdout + res.stderr)
+  assert.match(res.stdout, /^problem: 1 statement body does not unpack \(reading it fails\): e\.g\. statement [0-9a-f-]+ \(seq \d+\)/m)
+  assert.ok(res.stdout.replace(/-/g, '').includes(id), 'the statement is named')
+  assert.match(res.stdout, /^1 problem found in /m)
+})

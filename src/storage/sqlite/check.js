@@ -20,7 +20,9 @@
 //   - every statement has its (id, seq) row in one level, and every id row
 //     points at the statement with that id;
 //   - no row is in two levels (a merge moves each row once);
-//   - the counts agree: id rows = statements, term rows = statement terms.
+//   - the counts agree: id rows = statements, term rows = statement terms;
+//   - (not with quick) every packed body unpacks to JSON (body-codec.js):
+//     one that does not fails every read of its statement.
 // Each check stops collecting examples at EXAMPLES but counts every case.
 
 const fs = require('node:fs')
@@ -28,6 +30,7 @@ const Database = require('better-sqlite3')
 const { databaseFile } = require('./open')
 const { blobToId } = require('./ids')
 const { LEVELS, TERM_TABLES, ID_TABLES } = require('./schema')
+const { unpackBody } = require('./body-codec')
 
 const EXAMPLES = 3
 const INTEGRITY_MESSAGES = 20
@@ -65,6 +68,20 @@ function checkFile (db, { quick }) {
   }
   if (rows.length === 1 && rows[0] === 'ok') return []
   return [`${DAMAGED} (SQLite's ${pragma}: ${rows.join('; ')}); ${REMEDY}`]
+}
+
+function checkBodies (db) {
+  let count = 0
+  const examples = []
+  for (const row of db.prepare("SELECT seq, id, body FROM statements WHERE typeof(body) = 'blob'").iterate()) {
+    try {
+      JSON.parse(unpackBody(row.body))
+    } catch (err) {
+      count++
+      if (examples.length < EXAMPLES) examples.push(`statement ${blobToId(row.id)} (seq ${row.seq}): ${err.message}`)
+    }
+  }
+  return count ? [`${count} statement bod${count === 1 ? 'y does' : 'ies do'} not unpack (reading ${count === 1 ? 'it fails' : 'them fails'}): e.g. ${examples.join('; ')}; ${REMEDY}`] : []
 }
 
 function checkTables (db) {
@@ -169,6 +186,7 @@ function checkSqliteStore (config, { quick = false } = {}) {
     if (tables && !tables.length) {
       found = attempt('the index check', () => checkIndexes(db))
       if (found) problems.push(...found.problems)
+      if (!quick) problems.push(...(attempt('the body check', () => checkBodies(db)) || []))
     }
   } finally {
     try { db.exec('COMMIT') } catch {}
