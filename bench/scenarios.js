@@ -14,7 +14,7 @@ const { soak } = require('./soak')
 const { learnerSessions } = require('./sessions')
 const { storageEngines } = require('./engines')
 const { coresSweep, summarize, checkCriteria, defaultWorkers, settingsFromEnv, LRS_APPS } = require('./cores')
-const { scaleFill, scaleChecks } = require('./scale')
+const { scaleFill, scaleChecks, largestGrowth } = require('./scale')
 const { percentile } = require('./report')
 const { pick, header } = require('./labels')
 
@@ -560,7 +560,8 @@ const scale = {
       bytesPerStatement: { label: 'Disk per statement at the end', unit: 'bytes', better: 'lower' },
       writtenBytesPerStatement: { label: 'Bytes written per statement, {key}', unit: 'bytes', better: 'lower' },
       queryP99MsMax: { label: 'Slowest query shape P99 at the end', unit: 'ms', better: 'lower' },
-      queryP50Growth: { label: 'Largest query P50 growth, first step to last', unit: '×', better: 'lower' },
+      queryP50Growth: { label: 'Largest query P50 growth, first step to last, pages of 2', unit: '×', better: 'lower' },
+      queryP50GrowthPages100: { label: 'Largest query P50 growth, first step to last, pages of 100', unit: '×', better: 'lower' },
       importStatementsPerSec: { label: 'npm run import, median of its steps', unit: 'statements/s', better: 'higher' },
       importPeakRssMiB: { label: 'npm run import, highest peak memory of a step', unit: 'MiB', better: 'lower' }
     },
@@ -588,7 +589,8 @@ const scale = {
       ...PROFILES.scale[profile],
       ...(env.BENCH_SCALE_STATEMENTS && { statements: Number(env.BENCH_SCALE_STATEMENTS) }),
       ...(env.BENCH_SCALE_STEP && { step: Number(env.BENCH_SCALE_STEP) }),
-      ...(env.BENCH_SCALE_FILL && { fill: env.BENCH_SCALE_FILL })
+      ...(env.BENCH_SCALE_FILL && { fill: env.BENCH_SCALE_FILL }),
+      keepStore: Boolean(env.BENCH_SCALE_KEEP_STORE)
     }
     if (target.engine !== 'sqlite') throw new Error('the scale scenario measures the default engine (sqlite)')
     const steps = await scaleFill({
@@ -597,6 +599,7 @@ const scale = {
         (s.writeP99Ms === null ? `, import peak ${s.importPeakRssMiB} MiB` : `, write P50 ${s.writeP50Ms} ms, P99 ${s.writeP99Ms} ms`) +
         `, ${s.bytesPerStatement} B/st on disk, ${s.writtenBytesPerStatement} B/st written, queries P50 <= ${s.queryP50MsMax} ms, P99 <= ${s.queryP99MsMax} ms (${slowest(s.queries)})`)
     })
+    if (steps.keptStore) progress(`  the store is kept in ${steps.keptStore} (BENCH_SCALE_KEEP_STORE): remove it when done`)
     const checks = scaleChecks(steps)
     for (const c of checks) progress(`  check: ${c.criterion}: ${c.verdict.toUpperCase()} (${c.detail})`)
     const [first, last] = [steps[0], steps[steps.length - 1]]
@@ -623,12 +626,15 @@ const scale = {
         bytesPerStatement: last.bytesPerStatement,
         writtenBytesPerStatement: Object.fromEntries([first, at1M, last].map((s) => [millions(s.statements), s.writtenBytesPerStatement])),
         queryP99MsMax: last.queryP99MsMax,
-        queryP50Growth: Math.round(Math.max(...Object.keys(first.queries).map((n) => last.queries[n].p50Ms / first.queries[n].p50Ms)) * 100) / 100,
+        queryP50Growth: Math.round(largestGrowth(first.queriesLimit2, last.queriesLimit2).x * 100) / 100,
+        queryP50GrowthPages100: Math.round(largestGrowth(first.queries, last.queries).x * 100) / 100,
         importStatementsPerSec: imports.length ? percentile(imports.map((s) => s.statementsPerSec), 50) : null,
         importPeakRssMiB: imports.length ? Math.max(...imports.map((s) => s.importPeakRssMiB)) : null
       },
       checks,
-      table: steps.map(({ queries, ...s }) => s),
+      table: steps.map(({ queries, queriesLimit2, ...s }) => s),
+      // every shape's P50 and P99 at every step (results.json only)
+      queries: steps.map((s) => ({ statements: s.statements, pages100: s.queries, pages2: s.queriesLimit2 })),
       plots: [{
         name: 'growth',
         title: 'Statements/s, write P99, disk and bytes written per statement against the store\'s size',
