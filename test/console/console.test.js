@@ -13,7 +13,7 @@ const http = require('node:http')
 const { startLrs, ADMIN } = require('../helpers/lrs')
 const { statement } = require('../helpers/statements')
 const { until } = require('../helpers/wait')
-const { browserSkip, launchBrowser, watchedPage, accessibilityProblems, screenshot } = require('../helpers/browser')
+const { browserSkip, launchBrowser, watchedPage, accessibilityProblems, overflowWidth, screenshot } = require('../helpers/browser')
 
 const VOIDED = 'http://adlnet.gov/expapi/verbs/voided'
 const HOSTILE_NAME = '<script>window.__pwned = "name"</script>'
@@ -174,6 +174,7 @@ test('the console in a browser', { skip: browserSkip() }, async (t) => {
     assert.equal(await page.$$eval('main script, main img, main iframe', (els) => els.length), 0, 'no element made from the data')
     assert.ok(await page.$$eval('td', (tds, key) => tds.some((td) => td.textContent === key), ADMIN.user), 'the credential that posted')
     assert.ok(await page.$$eval('td', (tds, id) => tds.some((td) => td.textContent === id), upstreamId), 'the upstream')
+    assert.equal(await overflowWidth(page), 0, 'the long activity ids wrap: nothing is pushed out of the window')
     await accessible()
     await screenshot(page, 'console-overview')
     await nothingRan()

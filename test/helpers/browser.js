@@ -76,6 +76,13 @@ async function accessibilityProblems (page) {
     .map((v) => `${v.impact} ${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`)
 }
 
+// How far the page is wider than the window (px): 0 when nothing pushes it
+// sideways (a long IRI in a table cell must wrap, not push the table's
+// other columns out of sight).
+async function overflowWidth (page) {
+  return page.evaluate(() => Math.max(0, document.documentElement.scrollWidth - document.documentElement.clientWidth))
+}
+
 // With LRS_TEST_SCREENSHOTS=1, the page as it is now goes to
 // docs/screenshots/<name>.png (the README's and docs/console.md's images).
 async function screenshot (page, name) {
@@ -85,4 +92,4 @@ async function screenshot (page, name) {
   await page.screenshot({ path: path.join(dir, name + '.png') })
 }
 
-module.exports = { findChromium, browserSkip, launchBrowser, watchedPage, accessibilityProblems, screenshot }
+module.exports = { findChromium, browserSkip, launchBrowser, watchedPage, accessibilityProblems, overflowWidth, screenshot }

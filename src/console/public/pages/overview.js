@@ -73,12 +73,12 @@ export async function render (main) {
       el('section', {}, el('h2', {}, 'Top verbs'),
         overview.verbs.length
           ? table(['Verb', 'Statements'], overview.verbs.map((v) => el('tr', {},
-            el('td', {}, el('a', { href: '#/statements?verb=' + encodeURIComponent(v.verb) }, v.verb)), el('td', {}, String(v.count)))), 'Last 24 hours')
+            el('td', { class: 'iri' }, el('a', { href: '#/statements?verb=' + encodeURIComponent(v.verb) }, v.verb)), el('td', {}, String(v.count)))), 'Last 24 hours')
           : el('p', {}, 'None in the last 24 hours.')),
       el('section', {}, el('h2', {}, 'Top activities'),
         overview.activities.length
           ? table(['Activity', 'Statements'], overview.activities.map((a) => el('tr', {},
-            el('td', {}, el('a', { href: '#/statements?activity=' + encodeURIComponent(a.activity) }, a.activity)), el('td', {}, String(a.count)))), 'Object activities, last 24 hours')
+            el('td', { class: 'iri' }, el('a', { href: '#/statements?activity=' + encodeURIComponent(a.activity) }, a.activity)), el('td', {}, String(a.count)))), 'Object activities, last 24 hours')
           : el('p', {}, 'None in the last 24 hours.'))),
     el('h2', {}, 'Statements per credential'),
     overview.credentials.length
