@@ -153,7 +153,7 @@ test('the console in a browser', { skip: browserSkip() }, async (t) => {
     await nothingRan()
   })
 
-  await t.test('Overview: statements stored, per hour (a chart), top verbs and activities (a javascript: activity id as text), per credential, forwarding, workers', async () => {
+  await t.test('Overview: statements stored, per hour (a chart), top verbs by their display and activities (an <img onerror> display and a javascript: activity id as text), per credential, forwarding, workers', async () => {
     // the hostile activity among the top 10 (the others have one statement each)
     const again = Array.from({ length: 2 }, () => statement({ verb: hostile.verb, object: { objectType: 'Activity', id: HOSTILE_IRI } }))
     assert.equal((await lrs.client('/statements', { method: 'POST', body: again })).status, 200)
@@ -168,7 +168,11 @@ test('the console in a browser', { skip: browserSkip() }, async (t) => {
       const s = sections.find((x) => x.querySelector('h2').textContent === h)
       return [...s.querySelectorAll('tbody tr')].map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent))
     }, heading)
-    assert.deepEqual((await cellsOf('Top verbs'))[0], ['http://example.com/verbs/attempted', '30'])
+    // each verb by its display (the newest statement's), linked, with its IRI beneath
+    const verbs = await page.$$eval('section', (sections) => [...sections.find((x) => x.querySelector('h2').textContent === 'Top verbs').querySelectorAll('tbody tr')]
+      .map((tr) => [tr.querySelector('a').textContent, tr.querySelector('.verb-iri') && tr.querySelector('.verb-iri').textContent, tr.querySelector('a').getAttribute('href'), tr.querySelector('td:last-child').textContent]))
+    assert.deepEqual(verbs[0], ['attempted', 'http://example.com/verbs/attempted', '#/statements?verb=' + encodeURIComponent('http://example.com/verbs/attempted'), '30'])
+    assert.deepEqual(verbs[1].slice(0, 2), [HOSTILE_DISPLAY, 'http://example.com/verbs/pwned'], 'the hostile display, as text')
     assert.ok((await cellsOf('Top activities')).some(([id, n]) => id === HOSTILE_IRI && n === '3'), 'the hostile activity id, as text')
     assert.equal(await page.$$eval('a[href^="javascript:"]', (els) => els.length), 0, 'no javascript: link')
     assert.equal(await page.$$eval('main script, main img, main iframe', (els) => els.length), 0, 'no element made from the data')

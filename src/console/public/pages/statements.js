@@ -6,16 +6,11 @@
 import { api } from '../api.js'
 import { el, show, field, table, errorText, formValues } from '../dom.js'
 import { agentParam } from '../agent.js'
+import { languageText as text } from '../language.js'
 
 const FILTERS = ['agent', 'verb', 'activity', 'registration', 'since', 'until']
 const FLAGS = ['related_agents', 'related_activities']
 const VOIDED = 'http://adlnet.gov/expapi/verbs/voided'
-
-// A language map's text: en-US, en, or the first there is.
-function text (map) {
-  if (!map || typeof map !== 'object') return ''
-  return map['en-US'] || map.en || Object.values(map)[0] || ''
-}
 
 function actorText (a) {
   if (!a) return ''
