@@ -27,6 +27,12 @@ async function fill (page, selector, value) {
 
 const textOf = (page, selector) => page.$eval(selector, (e) => e.textContent)
 
+async function submitSignIn (page, key, secret) {
+  await fill(page, '#sign-in input[name=key]', key)
+  await fill(page, '#sign-in input[name=secret]', secret)
+  await page.click('#sign-in button[type=submit]')
+}
+
 test('the console in a browser', { skip: browserSkip() }, async (t) => {
   const browser = await launchBrowser()
   t.after(() => browser.close())
@@ -84,11 +90,7 @@ test('the console in a browser', { skip: browserSkip() }, async (t) => {
     await page.goto(lrs.url + '/console/#/statements?verb=' + encodeURIComponent('http://example.com/verbs/attempted'))
     await accessible()
     await screenshot(page, 'console-sign-in')
-    const signIn = async (key, secret) => {
-      await fill(page, '#sign-in input[name=key]', key)
-      await fill(page, '#sign-in input[name=secret]', secret)
-      await page.click('#sign-in button[type=submit]')
-    }
+    const signIn = (key, secret) => submitSignIn(page, key, secret)
     await signIn(ADMIN.user, 'wrong-secret')
     await page.waitForFunction(() => document.getElementById('sign-in-error').textContent !== '')
     assert.match(await textOf(page, '#sign-in-error'), /not a valid credential/)
@@ -182,6 +184,33 @@ test('the console in a browser', { skip: browserSkip() }, async (t) => {
     await accessible()
     await screenshot(page, 'console-overview')
     await nothingRan()
+  })
+
+  await t.test('a page still waiting for the LRS when another is chosen never replaces the one chosen after it', async () => {
+    const held = []
+    const hold = (req) => {
+      if (req.isInterceptResolutionHandled()) return
+      if (new URL(req.url()).pathname === '/admin/overview') held.push(req)
+      else req.continue()
+    }
+    await page.setRequestInterception(true)
+    page.on('request', hold)
+    try {
+      await page.click('#nav a[href="#/forwarding"]')
+      await page.waitForSelector('#replay-status')
+      await page.click('#nav a[href="#/overview"]')
+      await until(async () => held.length === 1, { within: 5000 })
+      await page.click('#nav a[href="#/erasure"]')
+      await page.waitForSelector('#find-agent')
+      held[0].continue() // the Overview's answer, after the Erasure page is shown
+      await page.waitForResponse((r) => new URL(r.url()).pathname === '/admin/overview')
+      await new Promise((resolve) => setTimeout(resolve, 200))
+      assert.equal(await textOf(page, 'main h1'), 'Learner erasure')
+      assert.equal(await page.$('svg.chart'), null)
+    } finally {
+      page.off('request', hold)
+      await page.setRequestInterception(false)
+    }
   })
 
   await t.test('Credentials: create one with scopes (its secret shown once), change its scopes, revoke it: then the xAPI answers it 401', async () => {
