@@ -282,4 +282,44 @@ test('the console in a browser', { skip: browserSkip() }, async (t) => {
     assert.match(await textOf(page, '#replay-status'), /^[1-9]\d* put back in the outbox of /)
     await nothingRan()
   })
+
+  await t.test('a credential with admin alone: the Statements page says it lacks statements/read and shows no statement (the xAPI answered it 403); as its scopes change, the console does what the API then allows, no more', async (st) => {
+    const [key, secret] = ['ops-' + crypto.randomUUID().slice(0, 8), 'a-long-enough-secret']
+    assert.equal((await lrs.http('/admin/credentials', { method: 'POST', body: { key, secret, scopes: ['admin'] } })).status, 201)
+    const setScopes = async (scopes) => assert.equal((await lrs.http('/admin/credentials/' + key, { method: 'PUT', body: { scopes } })).status, 200)
+    const { page: ops, seen } = await watchedPage(browser)
+    st.after(() => ops.close())
+    const reads = [] // the answers to its statement reads
+    ops.on('response', (r) => { if (new URL(r.url()).pathname === '/xapi/statements') reads.push(r.status()) })
+    // a shared link to a statement: the list and the statement both refused
+    await ops.goto(lrs.url + '/console/#/statements?statementId=' + toVoid.id)
+    await submitSignIn(ops, key, secret)
+    await ops.waitForFunction(() => document.querySelectorAll('.refused').length === 2)
+    const message = await ops.$eval('section[aria-label=Results] .refused', (e) => e.textContent)
+    assert.match(message, /^This credential cannot read statements/)
+    assert.match(message, /needs a scope that reads statements, such as statements\/read\./)
+    assert.ok(message.includes(`The LRS refused ${key}: this request needs one of the scopes all, all/read, statements/read, statements/read/mine; the credential has admin.`), message)
+    assert.equal(await ops.$$eval('tbody tr, pre.json', (els) => els.length), 0, 'no statement shown')
+    assert.ok(reads.length >= 2 && reads.every((status) => status === 403), `the xAPI refused every read: ${reads}`)
+    assert.deepEqual(await accessibilityProblems(ops), [])
+    await ops.click('#nav a[href="#/overview"]')
+    await ops.waitForSelector('svg.chart') // its admin pages work
+
+    // Reloading would sign out (the credential is in the page's memory):
+    // the page is chosen again, through another, until the change is seen.
+    const showsOnceChanged = (href, ready) => until(async () => {
+      await ops.click('#nav a[href="#/erasure"]')
+      await ops.waitForSelector('#find-agent')
+      await ops.click(`#nav a[href="${href}"]`)
+      return ops.waitForFunction(ready, { timeout: 2000 }).then(() => true, () => false)
+    }, { within: 10000 })
+    // given statements/read, the same page lists statements
+    await setScopes(['admin', 'statements/read'])
+    assert.ok(await showsOnceChanged('#/statements', () => document.querySelectorAll('tbody tr').length > 0), 'statements listed once it may read them')
+    // without admin, an admin page shows the API's refusal and lists nothing
+    await setScopes(['statements/read'])
+    assert.ok(await showsOnceChanged('#/credentials', () => /needs one of the scopes admin; the credential has statements\/read/.test(document.getElementById('credential-list')?.textContent)), 'the Credentials page shows the refusal')
+    assert.equal(await ops.$$eval('#credential-list tr', (trs) => trs.length), 0, 'no credential listed')
+    assert.deepEqual(seen.errors, [])
+  })
 })
