@@ -83,23 +83,23 @@ export async function render (main) {
     el('div', { class: 'columns' },
       el('section', {}, el('h2', {}, 'Top verbs'),
         overview.verbs.length
-          ? table(['Verb', 'Statements'], overview.verbs.map((v) => el('tr', {}, verbCell(v), el('td', {}, String(v.count)))), 'Last 24 hours')
+          ? table(['Verb', 'Statements'], overview.verbs.map((v) => el('tr', {}, verbCell(v), el('td', {}, v.count.toLocaleString('en')))), 'Last 24 hours')
           : el('p', {}, 'None in the last 24 hours.')),
       el('section', {}, el('h2', {}, 'Top activities'),
         overview.activities.length
           ? table(['Activity', 'Statements'], overview.activities.map((a) => el('tr', {},
-            el('td', { class: 'iri' }, el('a', { href: '#/statements?activity=' + encodeURIComponent(a.activity) }, a.activity)), el('td', {}, String(a.count)))), 'Object activities, last 24 hours')
+            el('td', { class: 'iri' }, el('a', { href: '#/statements?activity=' + encodeURIComponent(a.activity) }, a.activity)), el('td', {}, a.count.toLocaleString('en')))), 'Object activities, last 24 hours')
           : el('p', {}, 'None in the last 24 hours.'))),
     el('h2', {}, 'Statements per credential'),
     overview.credentials.length
       ? table(['Credential', 'Statements'], overview.credentials.map((c) => el('tr', {},
-        el('td', {}, c.key === null ? el('em', {}, 'other authority (imported, or a revoked credential)') : el('code', {}, c.key)), el('td', {}, String(c.count)))), 'Last 24 hours')
+        el('td', {}, c.key === null ? el('em', {}, 'other authority (imported, or a revoked credential)') : el('code', {}, c.key)), el('td', {}, c.count.toLocaleString('en')))), 'Last 24 hours')
       : el('p', {}, 'None in the last 24 hours.'),
     el('h2', {}, 'Forwarding'),
     upstreams.length
       ? table(['Upstream', 'Queued', 'Oldest queued (lag)', 'Dead letters'], upstreams.map((u) => el('tr', {},
-        el('td', {}, el('code', {}, u.id)), el('td', {}, String(u.queued)),
+        el('td', {}, el('code', {}, u.id)), el('td', {}, u.queued.toLocaleString('en')),
         el('td', {}, u.oldestEnqueuedAt ? `${u.oldestEnqueuedAt} (${Math.round((Date.now() - Date.parse(u.oldestEnqueuedAt)) / 1000)} s)` : '—'),
-        el('td', {}, String(u.deadLetters)))))
+        el('td', {}, u.deadLetters.toLocaleString('en')))))
       : el('p', {}, 'Forwarding is off (LRS_FORWARD_URLS is empty).'))
 }
