@@ -84,12 +84,13 @@ async function overflowWidth (page) {
 }
 
 // With LRS_TEST_SCREENSHOTS=1, the page as it is now goes to
-// docs/screenshots/<name>.png (the README's and docs/console.md's images).
-async function screenshot (page, name) {
+// docs/screenshots/<name>.png (the README's and docs/console.md's images):
+// the window, or with fullPage the whole page however long.
+async function screenshot (page, name, { fullPage = false } = {}) {
   if (process.env.LRS_TEST_SCREENSHOTS !== '1') return
   const dir = path.join(__dirname, '../../docs/screenshots')
   fs.mkdirSync(dir, { recursive: true })
-  await page.screenshot({ path: path.join(dir, name + '.png') })
+  await page.screenshot({ path: path.join(dir, name + '.png'), fullPage })
 }
 
 module.exports = { findChromium, browserSkip, launchBrowser, watchedPage, accessibilityProblems, overflowWidth, screenshot }
