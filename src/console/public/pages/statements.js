@@ -129,7 +129,7 @@ function rows (statements, detail) {
   return statements.map((s) => el('tr', { class: s.verb && s.verb.id === VOIDED ? 'voiding' : null },
     el('td', {}, s.stored),
     el('td', {}, actorText(s.actor)),
-    el('td', {}, text(s.verb && s.verb.display) || (s.verb && s.verb.id)),
+    el('td', { class: 'verb' }, text(s.verb && s.verb.display) || (s.verb && s.verb.id)),
     el('td', {}, objectText(s.object)),
     el('td', {}, el('button', { type: 'button', class: 'open', 'data-id': s.id, onclick: () => openStatement(detail, s.id) }, 'Open'))))
 }
