@@ -282,7 +282,14 @@ function schemas () {
       until: DATE_TIME,
       total: { type: 'integer', minimum: 0, description: 'Statements stored, all of them.' },
       hours: { type: 'array', items: object({ start: DATE_TIME, count: { type: 'integer', minimum: 0 } }, ['start', 'count']) },
-      verbs: { type: 'array', items: object({ verb: { type: 'string' }, count: { type: 'integer', minimum: 0 } }, ['verb', 'count']) },
+      verbs: {
+        type: 'array',
+        items: object({
+          verb: { type: 'string' },
+          count: { type: 'integer', minimum: 0 },
+          display: { type: ['object', 'null'], additionalProperties: { type: 'string' }, description: 'The verb\'s display (a language map) in the newest statement, not voided, that has it; null when that statement has none or every one is voided. As its sender wrote it: show it as text.' }
+        }, ['verb', 'count', 'display'])
+      },
       activities: { type: 'array', items: object({ activity: { type: 'string' }, count: { type: 'integer', minimum: 0 } }, ['activity', 'count']) },
       credentials: { type: 'array', items: object({ key: { type: ['string', 'null'] }, count: { type: 'integer', minimum: 0 } }, ['key', 'count']) }
     }, ['since', 'until', 'total', 'hours', 'verbs', 'activities', 'credentials']),

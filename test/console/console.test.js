@@ -13,7 +13,7 @@ const http = require('node:http')
 const { startLrs, ADMIN } = require('../helpers/lrs')
 const { statement } = require('../helpers/statements')
 const { until } = require('../helpers/wait')
-const { browserSkip, launchBrowser, watchedPage, accessibilityProblems, screenshot } = require('../helpers/browser')
+const { browserSkip, launchBrowser, watchedPage, accessibilityProblems, overflowWidth, screenshot } = require('../helpers/browser')
 
 const VOIDED = 'http://adlnet.gov/expapi/verbs/voided'
 const HOSTILE_NAME = '<script>window.__pwned = "name"</script>'
@@ -26,6 +26,12 @@ async function fill (page, selector, value) {
 }
 
 const textOf = (page, selector) => page.$eval(selector, (e) => e.textContent)
+
+async function submitSignIn (page, key, secret) {
+  await fill(page, '#sign-in input[name=key]', key)
+  await fill(page, '#sign-in input[name=secret]', secret)
+  await page.click('#sign-in button[type=submit]')
+}
 
 test('the console in a browser', { skip: browserSkip() }, async (t) => {
   const browser = await launchBrowser()
@@ -84,11 +90,7 @@ test('the console in a browser', { skip: browserSkip() }, async (t) => {
     await page.goto(lrs.url + '/console/#/statements?verb=' + encodeURIComponent('http://example.com/verbs/attempted'))
     await accessible()
     await screenshot(page, 'console-sign-in')
-    const signIn = async (key, secret) => {
-      await fill(page, '#sign-in input[name=key]', key)
-      await fill(page, '#sign-in input[name=secret]', secret)
-      await page.click('#sign-in button[type=submit]')
-    }
+    const signIn = (key, secret) => submitSignIn(page, key, secret)
     await signIn(ADMIN.user, 'wrong-secret')
     await page.waitForFunction(() => document.getElementById('sign-in-error').textContent !== '')
     assert.match(await textOf(page, '#sign-in-error'), /not a valid credential/)
@@ -153,7 +155,7 @@ test('the console in a browser', { skip: browserSkip() }, async (t) => {
     await nothingRan()
   })
 
-  await t.test('Overview: statements stored, per hour (a chart), top verbs and activities (a javascript: activity id as text), per credential, forwarding, workers', async () => {
+  await t.test('Overview: statements stored, per hour (a chart), top verbs by their display and activities (an <img onerror> display and a javascript: activity id as text), per credential, forwarding, workers', async () => {
     // the hostile activity among the top 10 (the others have one statement each)
     const again = Array.from({ length: 2 }, () => statement({ verb: hostile.verb, object: { objectType: 'Activity', id: HOSTILE_IRI } }))
     assert.equal((await lrs.client('/statements', { method: 'POST', body: again })).status, 200)
@@ -168,15 +170,46 @@ test('the console in a browser', { skip: browserSkip() }, async (t) => {
       const s = sections.find((x) => x.querySelector('h2').textContent === h)
       return [...s.querySelectorAll('tbody tr')].map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent))
     }, heading)
-    assert.deepEqual((await cellsOf('Top verbs'))[0], ['http://example.com/verbs/attempted', '30'])
+    // each verb by its display (the newest statement's), linked, with its IRI beneath
+    const verbs = await page.$$eval('section', (sections) => [...sections.find((x) => x.querySelector('h2').textContent === 'Top verbs').querySelectorAll('tbody tr')]
+      .map((tr) => [tr.querySelector('a').textContent, tr.querySelector('.verb-iri') && tr.querySelector('.verb-iri').textContent, tr.querySelector('a').getAttribute('href'), tr.querySelector('td:last-child').textContent]))
+    assert.deepEqual(verbs[0], ['attempted', 'http://example.com/verbs/attempted', '#/statements?verb=' + encodeURIComponent('http://example.com/verbs/attempted'), '30'])
+    assert.deepEqual(verbs[1].slice(0, 2), [HOSTILE_DISPLAY, 'http://example.com/verbs/pwned'], 'the hostile display, as text')
     assert.ok((await cellsOf('Top activities')).some(([id, n]) => id === HOSTILE_IRI && n === '3'), 'the hostile activity id, as text')
     assert.equal(await page.$$eval('a[href^="javascript:"]', (els) => els.length), 0, 'no javascript: link')
     assert.equal(await page.$$eval('main script, main img, main iframe', (els) => els.length), 0, 'no element made from the data')
     assert.ok(await page.$$eval('td', (tds, key) => tds.some((td) => td.textContent === key), ADMIN.user), 'the credential that posted')
     assert.ok(await page.$$eval('td', (tds, id) => tds.some((td) => td.textContent === id), upstreamId), 'the upstream')
-    await accessible()
-    await screenshot(page, 'console-overview')
+    assert.equal(await overflowWidth(page), 0, 'the long activity ids wrap: nothing is pushed out of the window')
+    await accessible() // its screenshot is page-load.test.js's, of a store of 100,000 statements
     await nothingRan()
+  })
+
+  await t.test('a page still waiting for the LRS when another is chosen never replaces the one chosen after it', async () => {
+    const held = []
+    const hold = (req) => {
+      if (req.isInterceptResolutionHandled()) return
+      if (new URL(req.url()).pathname === '/admin/overview') held.push(req)
+      else req.continue()
+    }
+    await page.setRequestInterception(true)
+    page.on('request', hold)
+    try {
+      await page.click('#nav a[href="#/forwarding"]')
+      await page.waitForSelector('#replay-status')
+      await page.click('#nav a[href="#/overview"]')
+      await until(async () => held.length === 1, { within: 5000 })
+      await page.click('#nav a[href="#/erasure"]')
+      await page.waitForSelector('#find-agent')
+      held[0].continue() // the Overview's answer, after the Erasure page is shown
+      await page.waitForResponse((r) => new URL(r.url()).pathname === '/admin/overview')
+      await new Promise((resolve) => setTimeout(resolve, 200))
+      assert.equal(await textOf(page, 'main h1'), 'Learner erasure')
+      assert.equal(await page.$('svg.chart'), null)
+    } finally {
+      page.off('request', hold)
+      await page.setRequestInterception(false)
+    }
   })
 
   await t.test('Credentials: create one with scopes (its secret shown once), change its scopes, revoke it: then the xAPI answers it 401', async () => {
@@ -247,5 +280,45 @@ test('the console in a browser', { skip: browserSkip() }, async (t) => {
     await page.waitForFunction(() => /put back in the outbox/.test(document.getElementById('replay-status').textContent))
     assert.match(await textOf(page, '#replay-status'), /^[1-9]\d* put back in the outbox of /)
     await nothingRan()
+  })
+
+  await t.test('a credential with admin alone: the Statements page says it lacks statements/read and shows no statement (the xAPI answered it 403); as its scopes change, the console does what the API then allows, no more', async (st) => {
+    const [key, secret] = ['ops-' + crypto.randomUUID().slice(0, 8), 'a-long-enough-secret']
+    assert.equal((await lrs.http('/admin/credentials', { method: 'POST', body: { key, secret, scopes: ['admin'] } })).status, 201)
+    const setScopes = async (scopes) => assert.equal((await lrs.http('/admin/credentials/' + key, { method: 'PUT', body: { scopes } })).status, 200)
+    const { page: ops, seen } = await watchedPage(browser)
+    st.after(() => ops.close())
+    const reads = [] // the answers to its statement reads
+    ops.on('response', (r) => { if (new URL(r.url()).pathname === '/xapi/statements') reads.push(r.status()) })
+    // a shared link to a statement: the list and the statement both refused
+    await ops.goto(lrs.url + '/console/#/statements?statementId=' + toVoid.id)
+    await submitSignIn(ops, key, secret)
+    await ops.waitForFunction(() => document.querySelectorAll('.refused').length === 2)
+    const message = await ops.$eval('section[aria-label=Results] .refused', (e) => e.textContent)
+    assert.match(message, /^This credential cannot read statements/)
+    assert.match(message, /needs a scope that reads statements, such as statements\/read\./)
+    assert.ok(message.includes(`The LRS refused ${key}: this request needs one of the scopes all, all/read, statements/read, statements/read/mine; the credential has admin.`), message)
+    assert.equal(await ops.$$eval('tbody tr, pre.json', (els) => els.length), 0, 'no statement shown')
+    assert.ok(reads.length >= 2 && reads.every((status) => status === 403), `the xAPI refused every read: ${reads}`)
+    assert.deepEqual(await accessibilityProblems(ops), [])
+    await ops.click('#nav a[href="#/overview"]')
+    await ops.waitForSelector('svg.chart') // its admin pages work
+
+    // Reloading would sign out (the credential is in the page's memory):
+    // the page is chosen again, through another, until the change is seen.
+    const showsOnceChanged = (href, ready) => until(async () => {
+      await ops.click('#nav a[href="#/erasure"]')
+      await ops.waitForSelector('#find-agent')
+      await ops.click(`#nav a[href="${href}"]`)
+      return ops.waitForFunction(ready, { timeout: 2000 }).then(() => true, () => false)
+    }, { within: 10000 })
+    // given statements/read, the same page lists statements
+    await setScopes(['admin', 'statements/read'])
+    assert.ok(await showsOnceChanged('#/statements', () => document.querySelectorAll('tbody tr').length > 0), 'statements listed once it may read them')
+    // without admin, an admin page shows the API's refusal and lists nothing
+    await setScopes(['statements/read'])
+    assert.ok(await showsOnceChanged('#/credentials', () => /needs one of the scopes admin; the credential has statements\/read/.test(document.getElementById('credential-list')?.textContent)), 'the Credentials page shows the refusal')
+    assert.equal(await ops.$$eval('#credential-list tr', (trs) => trs.length), 0, 'no credential listed')
+    assert.deepEqual(seen.errors, [])
   })
 })

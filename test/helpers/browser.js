@@ -76,13 +76,21 @@ async function accessibilityProblems (page) {
     .map((v) => `${v.impact} ${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`)
 }
 
+// How far the page is wider than the window (px): 0 when nothing pushes it
+// sideways (a long IRI in a table cell must wrap, not push the table's
+// other columns out of sight).
+async function overflowWidth (page) {
+  return page.evaluate(() => Math.max(0, document.documentElement.scrollWidth - document.documentElement.clientWidth))
+}
+
 // With LRS_TEST_SCREENSHOTS=1, the page as it is now goes to
-// docs/screenshots/<name>.png (the README's and docs/console.md's images).
-async function screenshot (page, name) {
+// docs/screenshots/<name>.png (the README's and docs/console.md's images):
+// the window, or with fullPage the whole page however long.
+async function screenshot (page, name, { fullPage = false } = {}) {
   if (process.env.LRS_TEST_SCREENSHOTS !== '1') return
   const dir = path.join(__dirname, '../../docs/screenshots')
   fs.mkdirSync(dir, { recursive: true })
-  await page.screenshot({ path: path.join(dir, name + '.png') })
+  await page.screenshot({ path: path.join(dir, name + '.png'), fullPage })
 }
 
-module.exports = { findChromium, browserSkip, launchBrowser, watchedPage, accessibilityProblems, screenshot }
+module.exports = { findChromium, browserSkip, launchBrowser, watchedPage, accessibilityProblems, overflowWidth, screenshot }

@@ -38,7 +38,7 @@ test('the overview counts what was posted, by hour, verb, activity and credentia
   assert.equal(o.hours.length, 25) // the hours of since and until, whole, and those between
   assert.equal(o.hours.reduce((n, h) => n + h.count, 0), 11)
   assert.equal(o.hours.find((h) => Date.parse(h.start) === Math.floor(before / HOUR_MS) * HOUR_MS).count >= 9, true)
-  assert.deepEqual(o.verbs, [{ verb: 'http://example.com/verbs/read', count: 7 }, { verb: 'http://example.com/verbs/wrote', count: 4 }])
+  assert.deepEqual(o.verbs, [{ verb: 'http://example.com/verbs/read', count: 7, display: { 'en-US': 'read' } }, { verb: 'http://example.com/verbs/wrote', count: 4, display: { 'en-US': 'wrote' } }])
   assert.deepEqual(o.activities, [{ activity: 'http://example.com/a/one', count: 7 }, { activity: 'http://example.com/a/two', count: 3 }])
   assert.deepEqual(o.credentials, [{ key: lrs.config.adminUser, count: 9 }, { key: writer.json.key, count: 2 }])
 
@@ -53,8 +53,39 @@ test('the overview counts what was posted, by hour, verb, activity and credentia
   assert.equal((await lrs.http(`/admin/agents?agent=${q(learner)}`, { method: 'DELETE' })).status, 200)
   const after = (await lrs.http('/admin/overview')).json
   assert.equal(after.total, 9)
-  assert.deepEqual(after.verbs, [{ verb: 'http://example.com/verbs/read', count: 5 }, { verb: 'http://example.com/verbs/wrote', count: 4 }])
+  assert.deepEqual(after.verbs, [{ verb: 'http://example.com/verbs/read', count: 5, display: { 'en-US': 'read' } }, { verb: 'http://example.com/verbs/wrote', count: 4, display: { 'en-US': 'wrote' } }])
   assert.deepEqual(after.credentials, [{ key: lrs.config.adminUser, count: 9 }])
+})
+
+test('each top verb carries the display of the newest statement with it, not voided, as sent (hostile text included); null when it has none', async () => {
+  const lrs = await startLrs()
+  const hostile = '<img src=x onerror="alert(1)">'
+  const post = async (body) => {
+    const res = await lrs.client('/statements', { method: 'POST', body })
+    assert.equal(res.status, 200, res.text)
+  }
+  const verbOf = (id, display) => ({ id: `http://example.com/verbs/${id}`, ...(display && { display }) })
+  // older, then newer displays: the newest statement's wins
+  await post([statement({ verb: verbOf('passed', { 'en-US': 'passed (old)' }) }), statement({ verb: verbOf('passed', { 'en-US': 'passed (old)' }) })])
+  await post([statement({ verb: verbOf('passed', { 'fr-FR': 'a réussi', 'en-US': 'passed' }) })])
+  await post([statement({ verb: verbOf('plain') })])
+  await post([statement({ verb: verbOf('hostile', { 'en-US': hostile }) })])
+  // the newest statement with 'hidden' is voided: the one before it names the verb
+  const voided = statement({ id: crypto.randomUUID(), verb: verbOf('hidden', { 'en-US': 'voided one' }) })
+  await post([statement({ verb: verbOf('hidden', { 'en-US': 'hidden' }) })])
+  await post([voided])
+  await post([statement({ verb: { id: 'http://adlnet.gov/expapi/verbs/voided', display: { 'en-US': 'voided' } }, object: { objectType: 'StatementRef', id: voided.id } })])
+
+  const res = await lrs.http('/admin/overview')
+  assert.equal(res.status, 200, res.text)
+  const displays = Object.fromEntries(res.json.verbs.map((v) => [v.verb.replace('http://example.com/verbs/', ''), v.display]))
+  assert.deepEqual(displays, {
+    passed: { 'fr-FR': 'a réussi', 'en-US': 'passed' },
+    hidden: { 'en-US': 'hidden' },
+    plain: null,
+    hostile: { 'en-US': hostile },
+    'http://adlnet.gov/expapi/verbs/voided': { 'en-US': 'voided' }
+  })
 })
 
 test('the overview refuses a range that is backwards or longer than 7 days (400), and a credential without admin (403)', async () => {

@@ -21,6 +21,7 @@ export class ApiError extends Error {
     super(body && body.message ? `${body.message} (${status})` : `the LRS answered ${status}`)
     this.status = status
     this.code = body && body.code
+    this.detail = (body && body.message) || null // the LRS's words alone
   }
 }
 

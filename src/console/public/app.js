@@ -30,11 +30,16 @@ async function render () {
     if (a.getAttribute('href') === '#/' + name) a.setAttribute('aria-current', 'page')
     else a.removeAttribute('aria-current')
   }
+  // Each render gets an element of its own: a page still waiting for the
+  // LRS when another is chosen renders into an element no longer shown,
+  // never over the page chosen after it.
+  const view = el('div', { class: 'page' })
+  show(main, view)
   try {
     const page = await PAGES[name]()
-    await page.render(main, params)
+    await page.render(view, params)
   } catch (err) {
-    show(main, el('h1', {}, 'Error'), el('p', { class: 'error', role: 'alert' }, err.message))
+    show(view, el('h1', {}, 'Error'), el('p', { class: 'error', role: 'alert' }, err.message))
   }
 }
 

@@ -3,11 +3,13 @@
 // activities and the statements of each credential over those 24 hours
 // (GET /admin/overview), the forwarding upstreams' queues
 // (GET /admin/forwarding/upstreams) and the workers up (the distinct
-// `worker` labels of GET /metrics). Verb and activity IRIs come from
-// statements: shown as text, linked only to the console's own filter.
+// `worker` labels of GET /metrics). Verb and activity IRIs and verb
+// displays come from statements: shown as text, linked only to the
+// console's own filter.
 
 import { api } from '../api.js'
 import { el, show, table, errorText } from '../dom.js'
+import { languageText } from '../language.js'
 
 const SVG = 'http://www.w3.org/2000/svg'
 const HOUR_MS = 3600000
@@ -44,6 +46,15 @@ function workersOf (metricsText) {
 
 const stat = (name, value) => el('div', {}, el('dt', {}, name), el('dd', {}, value))
 
+// A top verb: its display (from the newest statement with it) as the link
+// to the statements with it, the IRI beneath; the IRI alone when no
+// statement gave it a display.
+function verbCell (v) {
+  const name = languageText(v.display).trim()
+  const link = el('a', { href: '#/statements?verb=' + encodeURIComponent(v.verb) }, name || v.verb)
+  return el('td', { class: 'iri' }, link, name ? el('span', { class: 'verb-iri' }, v.verb) : null)
+}
+
 export async function render (main) {
   show(main, el('h1', {}, 'Overview'), el('p', { role: 'status' }, 'Loading…'))
   let overview, upstreams, workers
@@ -72,24 +83,23 @@ export async function render (main) {
     el('div', { class: 'columns' },
       el('section', {}, el('h2', {}, 'Top verbs'),
         overview.verbs.length
-          ? table(['Verb', 'Statements'], overview.verbs.map((v) => el('tr', {},
-            el('td', {}, el('a', { href: '#/statements?verb=' + encodeURIComponent(v.verb) }, v.verb)), el('td', {}, String(v.count)))), 'Last 24 hours')
+          ? table(['Verb', 'Statements'], overview.verbs.map((v) => el('tr', {}, verbCell(v), el('td', {}, v.count.toLocaleString('en')))), 'Last 24 hours')
           : el('p', {}, 'None in the last 24 hours.')),
       el('section', {}, el('h2', {}, 'Top activities'),
         overview.activities.length
           ? table(['Activity', 'Statements'], overview.activities.map((a) => el('tr', {},
-            el('td', {}, el('a', { href: '#/statements?activity=' + encodeURIComponent(a.activity) }, a.activity)), el('td', {}, String(a.count)))), 'Object activities, last 24 hours')
+            el('td', { class: 'iri' }, el('a', { href: '#/statements?activity=' + encodeURIComponent(a.activity) }, a.activity)), el('td', {}, a.count.toLocaleString('en')))), 'Object activities, last 24 hours')
           : el('p', {}, 'None in the last 24 hours.'))),
     el('h2', {}, 'Statements per credential'),
     overview.credentials.length
       ? table(['Credential', 'Statements'], overview.credentials.map((c) => el('tr', {},
-        el('td', {}, c.key === null ? el('em', {}, 'other authority (imported, or a revoked credential)') : el('code', {}, c.key)), el('td', {}, String(c.count)))), 'Last 24 hours')
+        el('td', {}, c.key === null ? el('em', {}, 'other authority (imported, or a revoked credential)') : el('code', {}, c.key)), el('td', {}, c.count.toLocaleString('en')))), 'Last 24 hours')
       : el('p', {}, 'None in the last 24 hours.'),
     el('h2', {}, 'Forwarding'),
     upstreams.length
       ? table(['Upstream', 'Queued', 'Oldest queued (lag)', 'Dead letters'], upstreams.map((u) => el('tr', {},
-        el('td', {}, el('code', {}, u.id)), el('td', {}, String(u.queued)),
+        el('td', {}, el('code', {}, u.id)), el('td', {}, u.queued.toLocaleString('en')),
         el('td', {}, u.oldestEnqueuedAt ? `${u.oldestEnqueuedAt} (${Math.round((Date.now() - Date.parse(u.oldestEnqueuedAt)) / 1000)} s)` : '—'),
-        el('td', {}, String(u.deadLetters)))))
+        el('td', {}, u.deadLetters.toLocaleString('en')))))
       : el('p', {}, 'Forwarding is off (LRS_FORWARD_URLS is empty).'))
 }

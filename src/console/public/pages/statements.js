@@ -3,19 +3,14 @@
 // listed. The query is in the page's address (#/statements?verb=…): a link
 // to share. Everything from a statement is shown as text.
 
-import { api } from '../api.js'
+import { api, signedInKey } from '../api.js'
 import { el, show, field, table, errorText, formValues } from '../dom.js'
 import { agentParam } from '../agent.js'
+import { languageText as text } from '../language.js'
 
 const FILTERS = ['agent', 'verb', 'activity', 'registration', 'since', 'until']
 const FLAGS = ['related_agents', 'related_activities']
 const VOIDED = 'http://adlnet.gov/expapi/verbs/voided'
-
-// A language map's text: en-US, en, or the first there is.
-function text (map) {
-  if (!map || typeof map !== 'object') return ''
-  return map['en-US'] || map.en || Object.values(map)[0] || ''
-}
 
 function actorText (a) {
   if (!a) return ''
@@ -30,6 +25,22 @@ function objectText (o) {
   if (o.objectType === 'SubStatement') return 'a sub-statement'
   const name = text(o.definition && o.definition.name)
   return name ? `${name} (${o.id})` : o.id
+}
+
+// Statements are read through the xAPI, whose scopes are not the
+// console's: a credential with `admin` alone signs in, but GET
+// /xapi/statements answers it 403. The page says which scope it lacks
+// (with the LRS's own words) instead of a bare error; the console never
+// reads statements another way.
+function failure (err) {
+  if (err.status !== 403) return errorText(err)
+  const key = el('code', {}, signedInKey())
+  return el('div', { class: 'card refused', role: 'alert' },
+    el('h2', {}, 'This credential cannot read statements'),
+    el('p', {}, 'Reading statements is an xAPI request: it needs a scope that reads statements, such as ', el('code', {}, 'statements/read'), '. The LRS refused ', key, ': ',
+      err.detail || err.message, '.'),
+    el('p', {}, 'The ', el('code', {}, 'admin'), ' scope opens the console\'s other pages only. Add ', el('code', {}, 'statements/read'), ' to ', el('code', {}, signedInKey()),
+      ' on the ', el('a', { href: '#/credentials' }, 'Credentials'), ' page, or sign in with a credential that has both ', el('code', {}, 'admin'), ' and ', el('code', {}, 'statements/read'), '.'))
 }
 
 // The xAPI query from the page's parameters (the address or the form).
@@ -94,7 +105,7 @@ async function openStatement (detail, id) {
     }
     renderStatement(detail, statement, { voided })
   } catch (err) {
-    show(detail, errorText(err))
+    show(detail, failure(err))
   }
 }
 
@@ -118,7 +129,7 @@ function rows (statements, detail) {
   return statements.map((s) => el('tr', { class: s.verb && s.verb.id === VOIDED ? 'voiding' : null },
     el('td', {}, s.stored),
     el('td', {}, actorText(s.actor)),
-    el('td', {}, text(s.verb && s.verb.display) || (s.verb && s.verb.id)),
+    el('td', { class: 'verb' }, text(s.verb && s.verb.display) || (s.verb && s.verb.id)),
     el('td', {}, objectText(s.object)),
     el('td', {}, el('button', { type: 'button', class: 'open', 'data-id': s.id, onclick: () => openStatement(detail, s.id) }, 'Open'))))
 }
@@ -141,7 +152,7 @@ export async function render (main, params) {
   try {
     page = await api('/xapi/statements', { query: xapiQuery(params) })
   } catch (err) {
-    show(results, errorText(err))
+    show(results, failure(err))
     return
   }
   const body = el('tbody', {}, rows(page.statements, detail))
@@ -155,7 +166,7 @@ export async function render (main, params) {
       next = p.more
       more.hidden = !next
     } catch (err) {
-      more.replaceWith(errorText(err))
+      more.replaceWith(failure(err))
     }
   })
   const list = table(['Stored', 'Actor', 'Verb', 'Object', ''], [], 'Newest first')
