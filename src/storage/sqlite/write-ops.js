@@ -454,6 +454,7 @@ function writeOps (db) {
   // statements have more or fewer takes more or fewer slices for them.
   const TERM_ROWS_PER_STATEMENT = 9
   const levelCount = db.prepare('SELECT statements FROM index_levels WHERE level = ?').pluck()
+  const recentCount = db.prepare(`SELECT count(*) FROM ${LEVELS[0].ids}`).pluck()
   const addToLevel = db.prepare('INSERT INTO index_levels (level, statements) VALUES (?, ?) ON CONFLICT (level) DO UPDATE SET statements = max(0, statements + excluded.statements)')
   const BIG = LEVELS.length - 1
   // Statements moved into or out of `level` (counted above recent, below big).
@@ -463,7 +464,6 @@ function writeOps (db) {
   // What moves the rows of level `from` into level `to`.
   function mover (from, to) {
     return {
-      recentCount: db.prepare(`SELECT count(*) FROM ${from.ids}`).pluck(),
       newest: db.prepare(`SELECT max(seq) FROM ${from.ids}`).pluck(),
       termAfter: db.prepare(`SELECT term, seq FROM ${from.terms} WHERE (term, seq) > (?, ?) ORDER BY term, seq LIMIT 1 OFFSET ?`).raw(),
       idAfter: db.prepare(`SELECT id FROM ${from.ids} WHERE id > ? ORDER BY id LIMIT 1 OFFSET ?`).pluck(),
@@ -479,35 +479,37 @@ function writeOps (db) {
   const upkeep = {
     levels: movers.length, // the levels that are merged into another
     // the statements in level `level` (below the big one)
-    statementsIn: (level) => level === 0 ? movers[0].recentCount.get() : levelCount.get(level) || 0,
+    statementsIn: (level) => level === 0 ? recentCount.get() : levelCount.get(level) || 0,
     // A round of level `level` into the next in about `slices` slices;
-    // null when there is nothing to move.
+    // null when there is nothing to move. `after`: the last keys moved.
     startRound (level, slices, statements) {
       const seqCap = movers[level].newest.get()
       if (seqCap === null) return null
-      const ids = Math.max(1, Math.ceil(statements / slices))
-      return { level, seqCap, ids: { after: FIRST_ID, step: ids }, terms: { after: FIRST_TERM, step: ids * TERM_ROWS_PER_STATEMENT } }
+      const idStep = Math.max(1, Math.ceil(statements / slices))
+      return { level, seqCap, idStep, termStep: idStep * TERM_ROWS_PER_STATEMENT, after: { terms: FIRST_TERM, ids: FIRST_ID } }
     },
-    // Moves the next slice of `round`; true when it was the last.
-    mergeSlice (round) {
-      const m = movers[round.level]
-      const { terms, ids } = round
-      if (terms.after !== LAST_TERM) {
-        const upTo = m.termAfter.get(...terms.after, terms.step - 1) || LAST_TERM
-        m.moveTerms.run(...terms.after, ...upTo, round.seqCap)
-        m.dropTerms.run(...terms.after, ...upTo, round.seqCap)
-        terms.after = upTo
+    // Moves the next slice of `round`, inside the caller's transaction.
+    // Returns the `after` of the round once it has committed, for the
+    // caller to set then (a slice undone is moved again).
+    mergeSlice ({ level, seqCap, idStep, termStep, after }) {
+      const m = movers[level]
+      const next = { ...after }
+      if (after.terms !== LAST_TERM) {
+        next.terms = m.termAfter.get(...after.terms, termStep - 1) || LAST_TERM
+        m.moveTerms.run(...after.terms, ...next.terms, seqCap)
+        m.dropTerms.run(...after.terms, ...next.terms, seqCap)
       }
-      if (ids.after !== LAST_ID) {
-        const upTo = m.idAfter.get(ids.after, ids.step - 1) || LAST_ID
-        const moved = m.moveIds.run(ids.after, upTo, round.seqCap).changes
-        m.dropIds.run(ids.after, upTo, round.seqCap)
-        countInLevel(round.level, -moved)
-        countInLevel(round.level + 1, moved)
-        ids.after = upTo
+      if (after.ids !== LAST_ID) {
+        next.ids = m.idAfter.get(after.ids, idStep - 1) || LAST_ID
+        const moved = m.moveIds.run(after.ids, next.ids, seqCap).changes
+        m.dropIds.run(after.ids, next.ids, seqCap)
+        countInLevel(level, -moved)
+        countInLevel(level + 1, moved)
       }
-      return terms.after === LAST_TERM && ids.after === LAST_ID
-    }
+      return next
+    },
+    // whether a round that has got to `after` has moved everything
+    roundDone: (after) => after.terms === LAST_TERM && after.ids === LAST_ID
   }
 
   function insertPending () {

@@ -121,7 +121,7 @@ function createWriterLoop ({ dataDir, walLimitBytes, mergeStatements, middleStat
   }
 
   let storedSinceCheck = 0
-  const rounds = new Array(upkeep.levels).fill(null) // by level: { level, seqCap, terms, ids }
+  const rounds = new Array(upkeep.levels).fill(null) // by level: write-ops.js, upkeep.startRound
   let turn = 0
   // Statements a level holds before it is merged into the next.
   const thresholds = rounds.map((_, level) => level === 0 ? mergeAt : middleAt * levelRatio ** (level - 1))
@@ -156,9 +156,10 @@ function createWriterLoop ({ dataDir, walLimitBytes, mergeStatements, middleStat
     if (!round) return
     try {
       beginImmediate()
-      const last = upkeep.mergeSlice(round)
+      const after = upkeep.mergeSlice(round)
       db.exec('COMMIT')
-      if (!last) return
+      round.after = after
+      if (!upkeep.roundDone(after)) return
       rounds[round.level] = null
       if (round.level + 1 < rounds.length) startRound(round.level + 1)
     } catch (err) {
