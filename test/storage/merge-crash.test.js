@@ -49,9 +49,11 @@ test('kill -9 during index merges at every level loses no acknowledged statement
   const db = new Database(databaseFile(dataDir), { readonly: true })
   const seqOf = db.prepare(SEQ_OF_ID).pluck()
   assert.deepEqual(acked.filter((id) => seqOf.get({ id: idToBlob(id) }) === undefined), [], 'every acknowledged id is stored')
-  const held = LEVELS.filter((level) => db.prepare(`SELECT count(*) FROM ${level.ids}`).pluck().get() > 0).map((level) => level.ids)
+  // Rows reach the big tables only through every level before them (a
+  // level between may be empty at a given moment: its rows moved on).
+  const big = LEVELS[LEVELS.length - 1].ids
+  assert.ok(db.prepare(`SELECT count(*) FROM ${big}`).pluck().get() > 0, `merges reached ${big}`)
   db.close()
-  assert.ok(held.length >= 4, `statements in most levels: ${held.join(', ')}`)
   assert.deepEqual(checkSqliteStore({ dataDir }).problems, [])
 
   // through the LRS: by id, and the filters of what was stored find each statement once
