@@ -38,4 +38,33 @@ test('statements stored, restamped and erased in one writer transaction leave ev
   assert.deepEqual(check.problems, [])
   const found = await lrs.client(`/statements?agent=${encodeURIComponent(JSON.stringify(actor))}&limit=100`)
   assert.deepEqual(found.json.statements.map((s) => s.id).sort(), [...moved, ...kept].map((r) => r.id).sort())
+  // the hourly counters of the statements stored are written once for the
+  // whole transaction, and the erasure's subtraction beside them holds
+  const overview = await lrs.http('/admin/overview')
+  assert.equal(overview.status, 200, overview.text)
+  assert.equal(overview.json.total, 10)
+  assert.equal(overview.json.hours.reduce((n, h) => n + h.count, 0), 10)
+})
+
+test('a request whose statements fail in a writer transaction leaves no count behind, while the requests beside it are counted once', { skip: ENGINE !== 'sqlite' && 'the hourly counters are the sqlite writer\'s' }, async () => {
+  const lrs = await startLrs()
+  const { statements } = lrs.storage
+  const actor = { objectType: 'Agent', mbox: `mailto:${crypto.randomUUID()}@example.com` }
+  const first = records(actor, 4)
+  const second = records(actor, 3)
+  const options = { stored: new Date(), sameStatement: () => false }
+  await statements.storeBatch([first], options)
+  // a request reusing a stored id with other content fails; the other
+  // requests, sent at the same moment, share its transaction
+  const clash = [...records(actor, 2), { ...records(actor, 1)[0], id: first[0].id }]
+  const results = await Promise.all([
+    statements.storeBatch([second], options),
+    statements.storeBatch([clash], options),
+    statements.storeBatch([records(actor, 2)], options)
+  ])
+  assert.deepEqual(results.map((r) => r.failed.size), [0, 1, 0])
+  const overview = await lrs.http('/admin/overview')
+  assert.equal(overview.json.total, 9)
+  const verbs = overview.json.verbs.reduce((n, v) => n + v.count, 0)
+  assert.equal(verbs, 9)
 })

@@ -99,6 +99,25 @@ test('two workers on one writer process: what one stores, the other reads', { sk
   await assertStored(a, agent, posted[1].json)
 })
 
+test('the writer reports what its transactions carried: statements, worker writes, time busy (op writerStats, for bench/writer-feed.js)', { skip }, async (t) => {
+  const { store, workers: [a, b] } = await twoWorkersOnOneWriter(t)
+  const { connectWriter } = require('../../src/storage/sqlite/writer-client')
+  const { writerSocketPath } = require('../../src/storage/sqlite/writer-socket')
+  const silent = { info () {}, warn () {}, debug () {}, error () {}, fatal () {} }
+  const client = connectWriter(writerSocketPath(store.LRS_DATA_DIR), silent, { waitMs: 5000 })
+  t.after(() => client.close())
+  await client.ready
+  const before = await client.call('writerStats')
+  const agent = learner()
+  const posted = await Promise.all([a, b].map((w) => w.client('/statements', { method: 'POST', body: Array.from({ length: 7 }, () => statement({ actor: agent })) })))
+  assert.deepEqual(posted.map((r) => r.status), [200, 200])
+  const after = await client.call('writerStats')
+  assert.equal(after.statements - before.statements, 14)
+  assert.ok(after.transactions - before.transactions >= 1 && after.transactions - before.transactions <= 2, `14 statements in ${after.transactions - before.transactions} transactions`)
+  assert.ok(after.operations - before.operations >= 2, 'each worker\'s write is an operation')
+  assert.ok(after.busyMs >= before.busyMs && after.uptimeMs > before.uptimeMs)
+})
+
 test('a writer killed with SIGKILL under load: writes in flight get 503 with Retry-After, every acknowledged statement is stored, and writes resume with the next writer', { skip }, async (t) => {
   const { writer, workers, agent, nextWriter, stopLoad } = await underLoad(t)
   await writer.stop('SIGKILL')

@@ -72,7 +72,9 @@ function termWriter (db) {
   const insert = db.prepare('INSERT INTO terms (term) VALUES (?) ON CONFLICT (term) DO NOTHING')
   const find = db.prepare('SELECT id FROM terms WHERE term = ?').pluck()
   return {
+    // `term`: its string, or its id where the sender knew it (statements.js, forWriter)
     id (term) {
+      if (typeof term === 'number') return term
       let id = known.get(term) || added.get(term)
       if (id) return id
       insert.run(term)

@@ -47,17 +47,25 @@ const COUNTED = new Set(COUNTED_KINDS) // schema.js, hourly_terms
 
 // The hourly counters, added to in memory while an operation runs and
 // written at its end (a row per hour and term, not per statement).
-// `add(storedMs, termIds, termStrings, delta)`: termStrings (the writer's
-// own, in the order of termIds) or null, then looked up by id.
+// `add(storedMs, termIds, termStrings, delta)`: termStrings (the record's,
+// in the order of termIds: each a string, or the id where the worker sent
+// that) or null; a term without its string is looked up by id.
+// storeBatch `keep()`s its counts instead, and those of a whole
+// transaction are written once before it commits (`flushKept()`): written
+// per request, each request's upserts of the same hour and verbs and
+// activities cost the writer more the more workers split the load into
+// smaller requests.
 function counters (db) {
   const addTotal = db.prepare('INSERT INTO hourly_totals (hour, count) VALUES (?, ?) ON CONFLICT (hour) DO UPDATE SET count = count + excluded.count')
   const addTerm = db.prepare('INSERT INTO hourly_terms (hour, term, count) VALUES (?, ?, ?) ON CONFLICT (hour, term) DO UPDATE SET count = count + excluded.count')
   const kindOf = db.prepare('SELECT substr(term, 1, 2) FROM terms WHERE id = ?').pluck()
   const kinds = new Map() // term id -> its prefix; ids never change
-  const totals = new Map()
-  const terms = new Map()
+  let totals = new Map()
+  let terms = new Map()
+  let keptTotals = new Map()
+  let keptTerms = new Map()
   const counted = (id, i, strings) => {
-    if (strings) return COUNTED.has(strings[i].slice(0, 2))
+    if (strings && typeof strings[i] === 'string') return COUNTED.has(strings[i].slice(0, 2))
     let kind = kinds.get(id)
     if (kind === undefined) {
       kind = kindOf.get(id)
@@ -86,6 +94,32 @@ function counters (db) {
       for (const { hour, id, n } of terms.values()) if (n) addTerm.run(hour, id, n)
       totals.clear()
       terms.clear()
+    },
+    // The operation's counts join the transaction's (it succeeded).
+    keep () {
+      if (!keptTotals.size && !keptTerms.size) {
+        [keptTotals, totals] = [totals, keptTotals]
+        ;[keptTerms, terms] = [terms, keptTerms]
+        return
+      }
+      for (const [hour, n] of totals) keptTotals.set(hour, (keptTotals.get(hour) || 0) + n)
+      for (const [key, t] of terms) {
+        const kept = keptTerms.get(key)
+        if (kept) kept.n += t.n
+        else keptTerms.set(key, t)
+      }
+      totals.clear()
+      terms.clear()
+    },
+    flushKept () {
+      for (const [hour, n] of keptTotals) if (n) addTotal.run(hour, n)
+      for (const { hour, id, n } of keptTerms.values()) if (n) addTerm.run(hour, id, n)
+      keptTotals.clear()
+      keptTerms.clear()
+    },
+    dropKept () {
+      keptTotals.clear()
+      keptTerms.clear()
     }
   }
 }
@@ -239,7 +273,7 @@ function writeOps (db) {
         applyReferences(kept)
         return { inserted: kept.map((r) => r.id) }
       })
-      counts.flush()
+      counts.keep()
       return results
     },
 
@@ -513,6 +547,7 @@ function writeOps (db) {
   }
 
   function insertPending () {
+    counts.flushKept()
     if (!pending.terms.length) return
     insertTermRows(pending)
     pending = { terms: [], seqs: [] }
@@ -540,6 +575,7 @@ function writeOps (db) {
     commit: terms.commit,
     rollback () {
       pending = { terms: [], seqs: [] }
+      counts.dropKept()
       terms.rollback()
     }
   }

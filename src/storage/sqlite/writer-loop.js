@@ -176,6 +176,9 @@ function createWriterLoop ({ dataDir, walLimitBytes, mergeStatements, middleStat
 
   const queue = [] // { id, op, args, reply }
   let scheduled = false
+  // What the loop has done since it started (op `writerStats`): how many
+  // statements a transaction carried, and how much of the time it was busy.
+  const stats = { transactions: 0, operations: 0, statements: 0, busyMs: 0, startedAt: Date.now() }
 
   function runQueued () {
     scheduled = false
@@ -188,6 +191,7 @@ function createWriterLoop ({ dataDir, walLimitBytes, mergeStatements, middleStat
     }
     const batch = queue.splice(0, take)
     const results = []
+    const began = performance.now()
     try {
       beginImmediate()
       for (const { id, op, args } of batch) {
@@ -217,6 +221,10 @@ function createWriterLoop ({ dataDir, walLimitBytes, mergeStatements, middleStat
     sendReplies(batch, results)
     mergeWhenLarge(statements)
     checkpointIfLarge()
+    stats.transactions++
+    stats.operations += batch.length
+    stats.statements += statements
+    stats.busyMs += performance.now() - began
     if (queue.length) {
       if (shared && statements >= MAX_STATEMENTS_PER_TRANSACTION) sleep(YIELD_MS)
       schedule()
@@ -242,6 +250,10 @@ function createWriterLoop ({ dataDir, walLimitBytes, mergeStatements, middleStat
   return {
     // `message`: { id, op, args }; `reply(replies)` gets [{ id, value | error }].
     push (message, reply) {
+      if (message.op === 'writerStats') {
+        reply([{ id: message.id, value: { ...stats, busyMs: Math.round(stats.busyMs), uptimeMs: Date.now() - stats.startedAt } }])
+        return
+      }
       if (!Object.hasOwn(ops, message.op)) {
         reply([{ id: message.id, error: { name: 'Error', message: `unknown operation ${message.op}` } }])
         return

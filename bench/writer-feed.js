@@ -1,0 +1,199 @@
+'use strict'
+
+// The host's SQLite writer process alone, fed as N workers feed it: a real
+// writer process (src/storage/sqlite/writer-process.js) on a fresh store,
+// and in this process N writer clients (writer-client.js), each behind its
+// own statement batcher (the workers' group commit), with C closed loops of
+// BATCH-statement requests spread over them. The records are built and
+// packed once (a worker's work, not the writer's) and sent again under new
+// ids. Per worker count: statements/s, the writer process's CPU per
+// statement (from /proc), and what its loop reports (op writerStats):
+// statements per transaction, operations (worker writes) per transaction,
+// and the share of the time it was busy. Counts alternate over the
+// repetitions; the figures are medians.
+//
+// It answers "how much can one writer take, and does it take less when
+// more workers split the same load?" on any machine, without the HTTP
+// workers competing for its cores.
+//
+//   node bench/writer-feed.js [--workers 1,4,16] [--connections 64] [--seconds 8] [--repeat 2] [--batch 20]
+//                             [--root <checkout> ...] [--strings <older checkout> ...]
+
+const crypto = require('node:crypto')
+const fs = require('node:fs')
+const os = require('node:os')
+const path = require('node:path')
+const { fork } = require('node:child_process')
+const { parseArgs } = require('node:util')
+const { scormStatement } = require('./statement-generator')
+const { cpuSeconds } = require('./lrs-process')
+const { toRecord } = require('../src/resources/statements/statement-record')
+const { termsOf, termReader } = require('../src/storage/sqlite/terms')
+const { openDatabase } = require('../src/storage/sqlite/open')
+const { packBody } = require('../src/storage/sqlite/body-codec')
+const { connectWriter } = require('../src/storage/sqlite/writer-client')
+const { writerSocketPath } = require('../src/storage/sqlite/writer-socket')
+const { createStatementBatcher } = require('../src/batching/statement-batcher')
+const { loadConfig } = require('../src/config')
+
+const ROOT = path.join(__dirname, '..')
+const AUTHORITY = { objectType: 'Agent', name: 'bench', account: { homePage: 'http://localhost/lrs', name: 'bench' } }
+const POOL = 10000
+
+const silent = { info () {}, warn () {}, debug () {}, error () {}, fatal () {} }
+
+function recordPool () {
+  const records = []
+  for (let i = 0; i < POOL; i++) {
+    const r = toRecord({ ...scormStatement(i), id: crypto.randomUUID() }, { authority: AUTHORITY, xapiVersion: '1.0.3' })
+    records.push({ id: r.id, body: packBody(r.body), voiding: r.voiding, ref: r.ref, timestampFromStored: r.timestampFromStored, attachments: r.attachments, terms: termsOf(r) })
+  }
+  let next = 0
+  // as a worker sends it (statements.js, forWriter): the terms it has seen
+  // stored as their ids
+  return (termId) => {
+    const r = records[next++ % POOL]
+    return { ...r, id: crypto.randomUUID(), terms: { registration: r.terms.registration !== null, all: r.terms.all.map((t) => termId(t) || t) } }
+  }
+}
+
+// the node_args ecosystem.config.js gives the writer app of that checkout
+function writerNodeArgs (root) {
+  const saved = process.env.LRS_INSTANCES
+  try {
+    const file = require.resolve(path.join(root, 'ecosystem.config.js'))
+    delete require.cache[file]
+    const app = require(file).apps.find((a) => a.name === 'lrs-writer')
+    return (app && app.node_args) || []
+  } finally {
+    if (saved !== undefined) process.env.LRS_INSTANCES = saved
+  }
+}
+
+function startWriterProcess (dataDir, root) {
+  const child = fork(path.join(root, 'src/storage/sqlite/writer-process.js'), [], {
+    execArgv: writerNodeArgs(root),
+    env: { ...process.env, LRS_DATA_DIR: dataDir, LRS_LOG_LEVEL: 'warn', LRS_LOG_FORMAT: 'json', MONGODB_URI: '' },
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc']
+  })
+  const ready = new Promise((resolve, reject) => {
+    child.once('message', (m) => (m === 'ready' ? resolve() : reject(new Error(`writer said ${m}`))))
+    child.once('exit', (code) => reject(new Error(`writer exited with ${code}`)))
+  })
+  return { child, ready }
+}
+
+async function feed ({ workers, connections, seconds, batch, next, root, strings }) {
+  const config = loadConfig({ MONGODB_URI: '', LRS_DATA_DIR: os.tmpdir() })
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lrs-writer-feed-'))
+  const writer = startWriterProcess(dataDir, root)
+  const clients = []
+  try {
+    await writer.ready
+    const reader = openDatabase(dataDir)
+    reader.pragma('query_only = ON')
+    const termId = strings ? () => undefined : termReader(reader)
+    clients.reader = reader
+    for (let w = 0; w < workers; w++) {
+      const client = connectWriter(writerSocketPath(dataDir), silent, { waitMs: 5000 })
+      await client.ready
+      const batcher = createStatementBatcher({
+        write: async (groups) => {
+          await client.call('storeBatch', groups, { storedMs: Date.now(), forwardTo: [], same: groups.map(() => []) })
+          return new Map()
+        },
+        maxBatch: config.batchMaxStatements,
+        maxInFlight: config.maxInFlightStatements,
+        maxConcurrentWrites: config.batchConcurrentWrites,
+        logger: silent
+      })
+      clients.push({ client, batcher })
+    }
+    // (a writer from before op writerStats answers an error: no figures)
+    const stats = () => clients[0].client.call('writerStats').catch(() => null)
+    let stop = false
+    let stored = 0
+    const loop = async (c) => {
+      const { batcher } = clients[c % workers]
+      while (!stop) {
+        const records = []
+        for (let i = 0; i < batch; i++) records.push(next(termId))
+        await batcher.submit(records)
+        stored += records.length
+      }
+    }
+    const loops = Array.from({ length: connections }, (_, c) => loop(c))
+    await new Promise((resolve) => setTimeout(resolve, 1000)) // warm-up, not counted
+    const s0 = await stats()
+    const cpu0 = cpuSeconds(writer.child.pid)
+    const n0 = stored
+    const t0 = Date.now()
+    await new Promise((resolve) => setTimeout(resolve, seconds * 1000))
+    const s1 = await stats()
+    const cpu1 = cpuSeconds(writer.child.pid)
+    const n1 = stored
+    const wall = (Date.now() - t0) / 1000
+    stop = true
+    await Promise.all(loops)
+    const transactions = s1 && s0 ? s1.transactions - s0.transactions : null
+    const perTransaction = (k, digits) => transactions ? +((s1[k] - s0[k]) / transactions).toFixed(digits) : null
+    return {
+      workers,
+      connections,
+      statementsPerSec: Math.round((n1 - n0) / wall),
+      writerCpuMicrosPerStatement: +(((cpu1 - cpu0) / (n1 - n0)) * 1e6).toFixed(1),
+      writerCores: +((cpu1 - cpu0) / wall).toFixed(2),
+      statementsPerTransaction: perTransaction('statements', 0),
+      operationsPerTransaction: perTransaction('operations', 1),
+      writerBusyShare: transactions ? +((s1.busyMs - s0.busyMs) / (wall * 1000)).toFixed(2) : null
+    }
+  } finally {
+    for (const { client } of clients) await client.close()
+    if (clients.reader) clients.reader.close()
+    writer.child.kill('SIGTERM')
+    await new Promise((resolve) => writer.child.once('exit', resolve))
+    fs.rmSync(dataDir, { recursive: true, force: true })
+  }
+}
+
+const median = (xs) => { const s = xs.filter((x) => x !== null).sort((a, b) => a - b); const m = s.length >> 1; return !s.length ? null : s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2 }
+
+async function main () {
+  const { values } = parseArgs({
+    options: {
+      workers: { type: 'string', default: '1,4,16' },
+      connections: { type: 'string', default: '64' },
+      seconds: { type: 'string', default: '8' },
+      repeat: { type: 'string', default: '2' },
+      batch: { type: 'string', default: '20' },
+      // another checkout's writer process, fed the same way (before and
+      // after); --strings: its workers sent every term as its string
+      root: { type: 'string', multiple: true, default: [ROOT] },
+      strings: { type: 'string', multiple: true, default: [] }
+    }
+  })
+  const counts = values.workers.split(',').map(Number)
+  const next = recordPool()
+  const runs = []
+  const roots = [...values.root.map((r) => ({ root: path.resolve(r), strings: false })), ...values.strings.map((r) => ({ root: path.resolve(r), strings: true }))]
+  for (let r = 1; r <= Number(values.repeat); r++) {
+    for (const workers of counts) {
+      for (const { root, strings } of roots) {
+        const run = { root: path.relative(process.cwd(), root) || '.', ...(await feed({ workers, connections: Number(values.connections), seconds: Number(values.seconds), batch: Number(values.batch), next, root, strings })) }
+        runs.push(run)
+        process.stdout.write(`#${r} ${JSON.stringify(run)}\n`)
+      }
+    }
+  }
+  const rows = roots.flatMap(({ root }) => counts.map((workers) => {
+    const mine = runs.filter((x) => x.workers === workers && x.root === (path.relative(process.cwd(), root) || '.'))
+    const m = (k) => median(mine.map((x) => x[k]))
+    return { root: mine[0].root, workers, statementsPerSec: m('statementsPerSec'), writerCpuMicrosPerStatement: m('writerCpuMicrosPerStatement'), statementsPerTransaction: m('statementsPerTransaction'), operationsPerTransaction: m('operationsPerTransaction'), writerBusyShare: m('writerBusyShare') }
+  }))
+  process.stdout.write(JSON.stringify({ medians: rows, cpus: os.cpus().length, load: os.loadavg()[0].toFixed(2) }) + '\n')
+}
+
+main().catch((err) => {
+  process.stderr.write(`bench failed: ${err.stack || err.message}\n`)
+  process.exit(1)
+})
