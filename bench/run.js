@@ -30,11 +30,13 @@ const { combineRuns } = require('./repetitions')
 const { sampleMachineLoad, scenarioLoad, busyReasons, BUSY_WARNING } = require('./machine-load')
 const { readResults, compareResults, comparisonMarkdown } = require('./compare')
 
+// BENCH_COMMIT names it where the checkout travelled without .git (the
+// device machine: ../shared/device/pack.sh).
 function gitCommit () {
   try {
-    return execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: __dirname, encoding: 'utf8' }).trim()
+    return execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: __dirname, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim()
   } catch {
-    return null
+    return process.env.BENCH_COMMIT || null
   }
 }
 

@@ -459,6 +459,9 @@ const cores = {
     figures: {
       engineAloneStatementsPerSec: { label: 'Engine alone', unit: 'statements/s', better: 'higher' },
       engineAloneCpuMicrosPerStatement: { label: 'Engine alone, CPU per statement', unit: 'µs', better: 'lower' },
+      writerAloneStatementsPerSec: { label: 'Writer process alone', unit: 'statements/s', better: 'higher' },
+      writerAloneCpuMicrosPerStatement: { label: 'Writer process alone, its CPU per statement', unit: 'µs', better: 'lower' },
+      largestCountVsWriter: { label: 'Largest worker count, share of the writer process alone', percent: true, better: 'higher' },
       statementsPerSecByWorkers: { label: 'Throughput at {key} PM2 worker(s)', unit: 'statements/s', better: 'higher' },
       largestCountVsEngine: { label: 'Largest worker count, share of the engine alone', percent: true, better: 'higher' },
       cpuPerStatementLargestVs2Workers: { label: 'CPU per statement, largest count / 2 workers', unit: '×', better: 'lower' },
@@ -490,13 +493,13 @@ const cores = {
     const steps = await coresSweep({
       ...settings,
       engine: target.engine,
-      onStep: (s) => progress(`  #${s.repetition} ${s.part === 'engine alone' ? 'engine alone' : `${s.workers} worker${s.workers === 1 ? '' : 's'} (${s.apps})`} x ${s.connections} connections: ${s.statementsPerSec} st/s` +
-        (s.part === 'engine alone' ? `, ${s.cpuMicrosPerStatement} us CPU/st` : `, P50 ${s.p50Ms} ms, P99 ${s.p99Ms} ms, LRS CPU ${s.cpuMicrosPerStatement ?? '-'} us/st (${s.lrsCores} cores${s.writerCores === null ? '' : `, writer ${s.writerCores}`}), 429 ${s.refused429}, 5xx ${s.fiveXX}, RSS ${s.rssMiB ?? '-'} MiB`))
+      onStep: (s) => progress(`  #${s.repetition} ${s.part === 'engine alone' ? 'engine alone' : s.part === 'writer alone' ? `writer process alone (${s.workers} clients)` : `${s.workers} worker${s.workers === 1 ? '' : 's'} (${s.apps})`} x ${s.connections} connections: ${s.statementsPerSec} st/s` +
+        (s.part === 'engine alone' ? `, ${s.cpuMicrosPerStatement} us CPU/st` : s.part === 'writer alone' ? `, writer ${s.cpuMicrosPerStatement} us CPU/st (${s.writerCores} cores), ${s.statementsPerTransaction} statements per transaction` : `, P50 ${s.p50Ms} ms, P99 ${s.p99Ms} ms, LRS CPU ${s.cpuMicrosPerStatement ?? '-'} us/st (${s.lrsCores} cores${s.writerCores === null ? '' : `, writer ${s.writerCores}`}), 429 ${s.refused429}, 5xx ${s.fiveXX}, RSS ${s.rssMiB ?? '-'} MiB`))
     })
     const summary = summarize(steps)
     const checks = checkCriteria(summary)
     for (const c of checks) progress(`  check: ${c.criterion}: ${c.verdict.toUpperCase()} (${c.detail})`)
-    const { sweep, overload: over, engineRate, engine } = summary
+    const { sweep, overload: over, engineRate, engine, writer, writerRate } = summary
     const workers = sweep.map((r) => r.workers)
     const top = sweep[sweep.length - 1]
     const at2 = sweep.find((r) => r.workers === 2)
@@ -506,6 +509,9 @@ const cores = {
       figures: {
         engineAloneStatementsPerSec: engineRate,
         engineAloneCpuMicrosPerStatement: engine && engine.cpuMicrosPerStatement,
+        writerAloneStatementsPerSec: writerRate,
+        writerAloneCpuMicrosPerStatement: writer && writer.cpuMicrosPerStatement,
+        largestCountVsWriter: top && writerRate ? Math.round((top.statementsPerSec / writerRate) * 100) / 100 : null,
         statementsPerSecByWorkers: Object.fromEntries(sweep.map((r) => [r.workers, r.statementsPerSec])),
         largestCountVsEngine: top ? top.share : null,
         cpuPerStatementLargestVs2Workers: top && at2 && at2.cpuMicrosPerStatement ? Math.round((top.cpuMicrosPerStatement / at2.cpuMicrosPerStatement) * 100) / 100 : null,
@@ -515,16 +521,16 @@ const cores = {
         lrsProcesses: top ? top.apps : null
       },
       checks,
-      table: [engine, ...sweep, ...over].filter(Boolean),
+      table: [engine, writer, ...sweep, ...over].filter(Boolean),
       plots: [{
         name: 'throughput',
         title: 'Statements/s against PM2 workers',
         spec: againstWorkers({
           title: 'Ingest statements/s against PM2 workers',
-          subtitle: `batches of 20, ${settings.connections} connections; median of ${settings.repeat} rounds (grey: each round); dashed: the engine alone`,
+          subtitle: `batches of 20, ${settings.connections} connections; median of ${settings.repeat} rounds (grey: each round); dashed: the engine alone and the writer process alone`,
           yTitle: 'Statements/s',
           workers,
-          lines: sweep.flatMap((r) => [{ series: 'LRS (POST /statements)', workers: r.workers, value: r.statementsPerSec }, ...(engineRate ? [{ series: 'engine alone (storeBatch in-process)', workers: r.workers, value: engineRate }] : [])]),
+          lines: sweep.flatMap((r) => [{ series: 'LRS (POST /statements)', workers: r.workers, value: r.statementsPerSec }, ...(engineRate ? [{ series: 'engine alone (storeBatch in-process)', workers: r.workers, value: engineRate }] : []), ...(writerRate ? [{ series: 'writer process alone (bench/writer-feed.js)', workers: r.workers, value: writerRate }] : [])]),
           points: sweepSteps.map((s) => ({ workers: s.workers, value: s.statementsPerSec }))
         })
       }, {

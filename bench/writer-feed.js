@@ -193,7 +193,18 @@ async function main () {
   process.stdout.write(JSON.stringify({ medians: rows, cpus: os.cpus().length, load: os.loadavg()[0].toFixed(2) }) + '\n')
 }
 
-main().catch((err) => {
-  process.stderr.write(`bench failed: ${err.stack || err.message}\n`)
-  process.exit(1)
-})
+if (require.main === module) {
+  main().catch((err) => {
+    process.stderr.write(`bench failed: ${err.stack || err.message}\n`)
+    process.exit(1)
+  })
+}
+
+// The writer process alone at `workers` clients (the cores scenario's reference beside the LRS).
+let pool = null
+async function writerAlone ({ workers, connections, seconds, batch = 20 }) {
+  if (!pool) pool = recordPool()
+  return feed({ workers, connections, seconds, batch, next: pool, root: ROOT, strings: false })
+}
+
+module.exports = { writerAlone }
