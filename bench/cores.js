@@ -25,6 +25,7 @@
 //   BENCH_CONNECTIONS=64     connections of the sweep
 //   BENCH_OVERLOAD=4,16      overload multiples of them at the largest count (`none`: skip)
 //   BENCH_WARMUP=1           seconds of load before each measurement, not counted
+//   BENCH_ALONE=0            no engine alone nor writer process alone (a quick look at the LRS only)
 
 const os = require('node:os')
 const { startLrs, cpuSeconds } = require('./lrs-process')
@@ -59,6 +60,7 @@ function settingsFromEnv (env = process.env) {
   if (env.BENCH_CONNECTIONS) out.connections = numbers(env.BENCH_CONNECTIONS, 'BENCH_CONNECTIONS')[0]
   if (env.BENCH_OVERLOAD) out.overload = env.BENCH_OVERLOAD === 'none' ? [] : numbers(env.BENCH_OVERLOAD, 'BENCH_OVERLOAD')
   if (env.BENCH_WARMUP) out.warmupSeconds = Number(env.BENCH_WARMUP)
+  if (env.BENCH_ALONE === '0') out.alone = false
   return out
 }
 
@@ -123,14 +125,14 @@ async function engineAlone (engine, { connections, seconds }) {
 
 // Every measurement of the sweep, in the order taken: { repetition, part
 // ('engine alone', 'workers', 'overload'), workers, apps, ...measure }.
-async function coresSweep ({ engine = 'sqlite', workers = defaultWorkers(8), connections = 64, seconds = 10, repeat = 2, overload = [4, 16], warmupSeconds = 1, onStep = () => {} } = {}) {
+async function coresSweep ({ engine = 'sqlite', workers = defaultWorkers(8), connections = 64, seconds = 10, repeat = 2, overload = [4, 16], warmupSeconds = 1, alone = true, onStep = () => {} } = {}) {
   const pool = batchPool()
   const largest = Math.max(...workers)
   const steps = []
   const record = (s) => { steps.push(s); onStep(s) }
   for (let repetition = 1; repetition <= repeat; repetition++) {
-    record({ repetition, part: 'engine alone', workers: null, connections, ...(await engineAlone(engine, { connections, seconds })) })
-    if (engine === 'sqlite') {
+    if (alone) record({ repetition, part: 'engine alone', workers: null, connections, ...(await engineAlone(engine, { connections, seconds })) })
+    if (alone && engine === 'sqlite') {
       // the host's writer process fed by as many clients as the largest
       // count has workers: what the LRS could ingest if HTTP and
       // validation cost nothing (bench/writer-feed.js)
