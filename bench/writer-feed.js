@@ -156,6 +156,7 @@ async function feed ({ workers, connections, seconds, batch, next, root, strings
   }
 }
 
+const label = (root, strings) => (path.relative(process.cwd(), root) || '.') + (strings ? ' (terms as strings)' : '')
 const median = (xs) => { const s = xs.filter((x) => x !== null).sort((a, b) => a - b); const m = s.length >> 1; return !s.length ? null : s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2 }
 
 async function main () {
@@ -179,14 +180,14 @@ async function main () {
   for (let r = 1; r <= Number(values.repeat); r++) {
     for (const workers of counts) {
       for (const { root, strings } of roots) {
-        const run = { root: path.relative(process.cwd(), root) || '.', ...(await feed({ workers, connections: Number(values.connections), seconds: Number(values.seconds), batch: Number(values.batch), next, root, strings })) }
+        const run = { root: label(root, strings), ...(await feed({ workers, connections: Number(values.connections), seconds: Number(values.seconds), batch: Number(values.batch), next, root, strings })) }
         runs.push(run)
         process.stdout.write(`#${r} ${JSON.stringify(run)}\n`)
       }
     }
   }
-  const rows = roots.flatMap(({ root }) => counts.map((workers) => {
-    const mine = runs.filter((x) => x.workers === workers && x.root === (path.relative(process.cwd(), root) || '.'))
+  const rows = roots.flatMap(({ root, strings }) => counts.map((workers) => {
+    const mine = runs.filter((x) => x.workers === workers && x.root === label(root, strings))
     const m = (k) => median(mine.map((x) => x[k]))
     return { root: mine[0].root, workers, statementsPerSec: m('statementsPerSec'), writerCpuMicrosPerStatement: m('writerCpuMicrosPerStatement'), statementsPerTransaction: m('statementsPerTransaction'), operationsPerTransaction: m('operationsPerTransaction'), writerBusyShare: m('writerBusyShare') }
   }))

@@ -118,6 +118,40 @@ test('the writer reports what its transactions carried: statements, worker write
   assert.ok(after.busyMs >= before.busyMs && after.uptimeMs > before.uptimeMs)
 })
 
+test('a term made by a write that fails is forgotten with it: the next new term takes its id, and the failed term is made again when it comes back', { skip }, async (t) => {
+  const store = freshStore()
+  const writer = startWriter(store.LRS_DATA_DIR)
+  t.after(() => writer.stop('SIGKILL'))
+  await writer.ready
+  const { connectWriter } = require('../../src/storage/sqlite/writer-client')
+  const { writerSocketPath } = require('../../src/storage/sqlite/writer-socket')
+  const { packBody } = require('../../src/storage/sqlite/body-codec')
+  const silent = { info () {}, warn () {}, debug () {}, error () {}, fatal () {} }
+  const client = connectWriter(writerSocketPath(store.LRS_DATA_DIR), silent, { waitMs: 5000 })
+  t.after(() => client.close())
+  await client.ready
+  const record = (verb, body) => {
+    const id = crypto.randomUUID()
+    return { id, body: body === undefined ? packBody(JSON.stringify({ id })) : body, voiding: false, ref: null, timestampFromStored: false, attachments: [], terms: { registration: false, all: [verb, 'u:test-authority', 'a:test-actor'] } }
+  }
+  const store1 = (r) => client.call('storeBatch', [[r]], { storedMs: Date.now(), forwardTo: [], same: [[]] })
+  const undone = 'v:http://example.com/verbs/undone'
+  const other = 'v:http://example.com/verbs/other'
+  // a record the statements table refuses (no body): its write fails after its terms were made
+  await assert.rejects(store1(record(undone, null)), /was not stored/)
+  const first = record(other)
+  const again = record(undone)
+  await store1(first)
+  await store1(again)
+  const Database = require('better-sqlite3')
+  const db = new Database(path.join(store.LRS_DATA_DIR, 'lrs.sqlite'), { readonly: true })
+  t.after(() => db.close())
+  const { idToBlob } = require('../../src/storage/sqlite/ids')
+  const verbOf = (r) => db.prepare('SELECT t.term FROM statements s JOIN terms t ON t.id = s.verb WHERE s.id = ?').pluck().get(idToBlob(r.id))
+  assert.equal(verbOf(first), other)
+  assert.equal(verbOf(again), undone, 'the statement with the failed write\'s verb is indexed under that verb, not under the term that took its old id')
+})
+
 test('a writer killed with SIGKILL under load: writes in flight get 503 with Retry-After, every acknowledged statement is stored, and writes resume with the next writer', { skip }, async (t) => {
   const { writer, workers, agent, nextWriter, stopLoad } = await underLoad(t)
   await writer.stop('SIGKILL')

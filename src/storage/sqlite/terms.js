@@ -82,6 +82,14 @@ function termWriter (db) {
       added.set(term, id)
       return id
     },
+    // Where an operation's new terms begin, and dropping them when its
+    // savepoint is undone: the rows are gone, and their ids would be given
+    // again to other terms.
+    mark: () => added.size,
+    dropFrom (at) {
+      let i = 0
+      for (const term of [...added.keys()]) if (i++ >= at) added.delete(term)
+    },
     commit () {
       for (const [term, id] of added) known.set(term, id)
       added.clear()

@@ -203,9 +203,10 @@ function writeOps (db) {
     }
   }
 
-  // The term ids of a record, resolved outside any savepoint: a dictionary
-  // entry made in a savepoint that is undone would be cached but gone.
-  // The verb, authority and registration are the first of `all` (terms.js).
+  // The term ids of a record (a term the worker knew comes as its id). A
+  // term made by an operation whose savepoint is undone is forgotten with
+  // it (dropFrom). The verb, authority and registration are the first of
+  // `all` (terms.js).
   function termIdsOf (record) {
     const t = record.terms
     const all = t.all.map(terms.id)
@@ -564,12 +565,13 @@ function writeOps (db) {
   return {
     ops,
     upkeep,
-    // Around each operation: where its pending rows begin, to drop them
-    // when it fails (its savepoint is undone).
-    mark: () => pending.terms.length,
+    // Around each operation: where its pending rows and its new terms
+    // begin, to drop them when it fails (its savepoint is undone).
+    mark: () => ({ rows: pending.terms.length, terms: terms.mark() }),
     dropFrom (at) {
-      pending.terms.length = at
-      pending.seqs.length = at
+      pending.terms.length = at.rows
+      pending.seqs.length = at.rows
+      terms.dropFrom(at.terms)
     },
     beforeCommit: insertPending,
     commit: terms.commit,
