@@ -4,6 +4,7 @@
 //   GET  /admin/forwarding/upstreams             each upstream's queue and dead letters
 //   GET  /admin/forwarding/dead-letters          statements an upstream refused for good
 //   POST /admin/forwarding/dead-letters/replay   puts them back in the outbox
+//   POST /admin/forwarding/dead-letters/discard  drops them (the statements stay stored)
 
 const { parameter: p } = require('../validation/query-parameters')
 const { json, schema, response } = require('../http/openapi-parts')
@@ -11,7 +12,7 @@ const { parseUpstream } = require('../forwarding/forwarder')
 
 const MAX_LIST = 1000
 
-// Both routes take the same parameters (replay also as a JSON body).
+// The three take the same parameters (replay and discard also as a JSON body).
 const LIST = {
   upstream: { schema: p.string, description: 'Only this upstream (as named in the metrics and dead letters); all when omitted.' },
   limit: { schema: { type: 'integer', minimum: 1, maximum: MAX_LIST, description: `an integer from 1 to ${MAX_LIST}` }, default: MAX_LIST, description: 'At most this many.' }
@@ -61,6 +62,21 @@ function forwardingRoutes ({ config, storage }) {
       const replayed = await storage.outbox.replayDeadLetters(params)
       req.log.info({ audit: 'dead-letters-replayed', upstream: params.upstream, replayed }, 'dead letters replayed')
       res.json({ replayed })
+    }
+  }, {
+    method: 'post',
+    path: '/forwarding/dead-letters/discard',
+    operationId: 'discardDeadLetters',
+    summary: 'Drop dead letters for good',
+    description: 'The statements stay stored; only their forwarding to that upstream is given up. `upstream` and `limit` may also be sent as a JSON body.',
+    query: LIST,
+    body: { kind: 'parameters', description: 'The query parameters, as a JSON object (its fields win).' },
+    responses: { 200: response('How many were dropped.', { content: json(schema('DiscardResult')) }) },
+    async handler (req, res, { query }) {
+      const params = listParams(query)
+      const discarded = await storage.outbox.discardDeadLetters(params)
+      req.log.info({ audit: 'dead-letters-discarded', upstream: params.upstream, discarded }, 'dead letters discarded')
+      res.json({ discarded })
     }
   }]
 }

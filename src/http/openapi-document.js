@@ -277,6 +277,7 @@ function schemas () {
     }, ['id', 'upstream', 'statementId', 'enqueuedAt', 'status', 'reason', 'failedAt']),
     DeadLetterList: object({ deadLetters: { type: 'array', items: schema('DeadLetter') } }, ['deadLetters']),
     ReplayResult: object({ replayed: { type: 'integer', minimum: 0 } }, ['replayed']),
+    DiscardResult: object({ discarded: { type: 'integer', minimum: 0 } }, ['discarded']),
     Overview: object({
       since: DATE_TIME,
       until: DATE_TIME,

@@ -17,7 +17,7 @@
 //   attachments  saveMany, findMany
 //   credentials  upsert, create, setScopes, remove, all, changeMark
 //   outbox       lease, release, remove, deadLetter, listDeadLetters,
-//                replayDeadLetters, stats (entries are written by storeBatch)
+//                replayDeadLetters, discardDeadLetters, stats (entries are written by storeBatch)
 //   settings     getOrCreate
 // and kind ('sqlite' | 'mongodb'), ready (a promise), ping(), close(),
 // writerRestarting() (true while writes wait for a writer being replaced).

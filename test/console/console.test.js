@@ -282,6 +282,27 @@ test('the console in a browser', { skip: browserSkip() }, async (t) => {
     await nothingRan()
   })
 
+  await t.test('Forwarding: dead letters are discarded only on a second click, and then the admin API lists none for that upstream', async () => {
+    const dead = async () => (await lrs.http(`/admin/forwarding/dead-letters?upstream=${encodeURIComponent(upstreamId)}`)).json.deadLetters.length
+    // the replayed statements are refused again by the upstream
+    assert.ok(await until(async () => await dead() > 0, { within: 10000 }), 'dead letters again')
+    // the page shows what it read when opened: opened again from the menu
+    await page.click('#nav a[href="#/credentials"]')
+    await page.waitForSelector('#credential-list table')
+    await page.click('#nav a[href="#/forwarding"]')
+    const button = `tr[data-upstream="${upstreamId}"] button[data-action=discard]`
+    await page.waitForSelector(button)
+    await page.click(button)
+    await page.waitForFunction(() => /for good/.test(document.getElementById('replay-status').textContent))
+    assert.ok(await dead() > 0, 'one click discards nothing')
+    await page.click(button)
+    await page.waitForFunction(() => /discarded\.$/.test(document.getElementById('replay-status').textContent))
+    assert.match(await textOf(page, '#replay-status'), /^[1-9]\d* dead letters of .* discarded\.$/)
+    assert.equal(await dead(), 0)
+    await page.waitForFunction((id) => !document.querySelector(`tr[data-upstream="${id}"] button`), {}, upstreamId)
+    await nothingRan()
+  })
+
   await t.test('a credential with admin alone: the Statements page says it lacks statements/read and shows no statement (the xAPI answered it 403); as its scopes change, the console does what the API then allows, no more', async (st) => {
     const [key, secret] = ['ops-' + crypto.randomUUID().slice(0, 8), 'a-long-enough-secret']
     assert.equal((await lrs.http('/admin/credentials', { method: 'POST', body: { key, secret, scopes: ['admin'] } })).status, 201)

@@ -91,6 +91,33 @@ test('an upstream 4xx other than 408/409/429 moves the batch to dead letters, wh
   assert.equal((await fetch(lrs.url + '/admin/forwarding/dead-letters', { headers: { Authorization: basic('nobody', 'x') } })).status, 401)
 })
 
+test('dead letters discarded are gone for good, for the upstream named only; their statements stay stored and are not forwarded again', async (t) => {
+  const up = await upstream(() => 400)
+  const lrs = await forwardingLrs(t, up)
+  const ids = (await lrs.client('/statements', { method: 'POST', body: [statement(), statement(), statement()] })).json
+  const admin = (p, init = {}) => fetch(lrs.url + p, { ...init, headers: { Authorization: basic(ADMIN.user, ADMIN.password), 'Content-Type': 'application/json' } })
+  const listed = async () => (await (await admin('/admin/forwarding/dead-letters')).json()).deadLetters
+  assert.ok(await until(async () => (await listed()).length === 3), 'dead letters listed')
+  // another upstream's name discards nothing
+  assert.deepEqual(await (await admin('/admin/forwarding/dead-letters/discard', { method: 'POST', body: JSON.stringify({ upstream: 'elsewhere.example/xapi' }) })).json(), { discarded: 0 })
+  assert.equal((await listed()).length, 3)
+  const one = await admin('/admin/forwarding/dead-letters/discard?limit=1', { method: 'POST', body: JSON.stringify({ upstream: up.id }) })
+  assert.equal(one.status, 200)
+  assert.deepEqual(await one.json(), { discarded: 1 })
+  assert.equal((await listed()).length, 2)
+  assert.deepEqual(await (await admin('/admin/forwarding/dead-letters/discard', { method: 'POST', body: '{}' })).json(), { discarded: 2 })
+  assert.deepEqual(await listed(), [])
+  assert.equal((await lrs.storage.outbox.stats(up.id)).deadLetters, 0)
+  for (const id of ids) assert.equal((await lrs.client(`/statements?statementId=${id}`)).status, 200, 'the statement stays stored')
+  const attempts = up.requests.length
+  up.server.answer = () => 200
+  assert.deepEqual(await (await admin('/admin/forwarding/dead-letters/replay', { method: 'POST', body: '{}' })).json(), { replayed: 0 })
+  await new Promise((resolve) => setTimeout(resolve, 300))
+  assert.equal(up.requests.length, attempts, 'nothing is forwarded again')
+  assert.equal((await admin('/admin/forwarding/dead-letters/discard?limit=0', { method: 'POST' })).status, 400)
+  assert.equal((await fetch(lrs.url + '/admin/forwarding/dead-letters/discard', { method: 'POST', headers: { Authorization: basic('nobody', 'x') } })).status, 401)
+})
+
 test('an upstream 409 is resolved per statement: the rest of the batch is delivered', async (t) => {
   const poison = crypto.randomUUID()
   const up = await upstream((list) => (list.some((s) => s.id === poison) ? 409 : 200))

@@ -72,6 +72,13 @@ function outboxRepository (db, { queryTimeoutMs, isFerret, locks }) {
       await deadById.deleteMany(rows.map((r) => r._id))
       return rows.length
     },
+    // Drops dead letters for good (the statements stay stored). Returns how many.
+    async discardDeadLetters ({ upstream, limit }) {
+      const rows = await dead.find(upstream ? { upstream } : {}, { projection: { _id: 1 }, sort: { _id: 1 }, limit, ...read }).toArray()
+      if (!rows.length) return 0
+      await deadById.deleteMany(rows.map((r) => r._id))
+      return rows.length
+    },
     // Entries, queued or dead, of these statements (agent erasure); how many.
     async removeStatements (statementIds) {
       if (!statementIds.length) return 0

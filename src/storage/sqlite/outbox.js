@@ -40,6 +40,8 @@ function outboxRepository (db, { writer }) {
       }))
     },
     replayDeadLetters: ({ upstream, limit }) => writer.call('outboxReplay', { upstream, limit }),
+    // Drops dead letters for good (the statements stay stored). Returns how many.
+    discardDeadLetters: ({ upstream, limit }) => writer.call('outboxDiscard', { upstream, limit }),
     // For /metrics: entries waiting, the oldest one's age, dead letters.
     async stats (upstream) {
       const queued = db.prepare('SELECT count(*) AS n, min(enqueued_at) AS oldest FROM forward_outbox WHERE upstream = ?').get(upstream)

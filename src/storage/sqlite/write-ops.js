@@ -465,6 +465,15 @@ function writeOps (db) {
       return rows.length
     },
 
+    outboxDiscard ({ upstream, limit }) {
+      const rows = upstream === null
+        ? db.prepare('SELECT upstream, statement_id FROM forward_dead_letters ORDER BY upstream, statement_id LIMIT ?').all(limit)
+        : db.prepare('SELECT upstream, statement_id FROM forward_dead_letters WHERE upstream = ? ORDER BY statement_id LIMIT ?').all(upstream, limit)
+      const remove = db.prepare('DELETE FROM forward_dead_letters WHERE upstream = ? AND statement_id = ?')
+      for (const r of rows) remove.run(r.upstream, r.statement_id)
+      return rows.length
+    },
+
     settingGetOrCreate (name, value) {
       db.prepare('INSERT INTO settings (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING').run(name, value)
       return db.prepare('SELECT value FROM settings WHERE name = ?').pluck().get(name)

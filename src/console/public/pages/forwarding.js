@@ -1,14 +1,18 @@
 // Forwarding: the upstreams (LRS_FORWARD_URLS) with their queue depth, the
 // dead letters (statements an upstream refused for good, with its answer
-// shown as text) and their replay.
+// shown as text), their replay and their discard (asked twice: it cannot
+// be undone).
 
 import { api } from '../api.js'
 import { el, show, table, errorText } from '../dom.js'
 
-function upstreamRows (upstreams, replay) {
+function upstreamRows (upstreams, replay, discard) {
   return upstreams.map((u) => el('tr', { 'data-upstream': u.id },
     el('td', {}, el('code', {}, u.id)), el('td', {}, String(u.queued)), el('td', {}, u.oldestEnqueuedAt || '—'), el('td', {}, String(u.deadLetters)),
-    el('td', {}, u.deadLetters ? el('button', { type: 'button', class: 'secondary', onclick: () => replay(u.id) }, 'Replay dead letters') : null)))
+    el('td', {}, u.deadLetters
+      ? [el('button', { type: 'button', class: 'secondary', 'data-action': 'replay', onclick: () => replay(u.id) }, 'Replay dead letters'), ' ',
+          el('button', { type: 'button', class: 'secondary', 'data-action': 'discard', onclick: (event) => discard(u.id, event.currentTarget) }, 'Discard dead letters')]
+      : null)))
 }
 
 function deadLetterRows (deadLetters) {
@@ -27,7 +31,7 @@ export async function render (main) {
       show(content,
         el('h2', {}, 'Upstreams'),
         upstreams.length
-          ? table(['Upstream', 'Queued', 'Oldest queued', 'Dead letters', ''], upstreamRows(upstreams, replay))
+          ? table(['Upstream', 'Queued', 'Oldest queued', 'Dead letters', ''], upstreamRows(upstreams, replay, discard))
           : el('p', {}, 'Forwarding is off (LRS_FORWARD_URLS is empty).'),
         el('h2', {}, 'Dead letters'),
         deadLetters.length
@@ -41,6 +45,22 @@ export async function render (main) {
     try {
       const { replayed } = await api('/admin/forwarding/dead-letters/replay', { method: 'POST', body: { upstream } })
       status.textContent = `${replayed} put back in the outbox of ${upstream}.`
+      await reload()
+    } catch (err) {
+      show(status, errorText(err))
+    }
+  }
+  // The first click asks; only a second click on the same button drops them.
+  async function discard (upstream, button) {
+    if (button.dataset.confirm !== 'yes') {
+      button.dataset.confirm = 'yes'
+      button.textContent = 'Discard for good? Click again'
+      status.textContent = `Discarding drops the dead letters of ${upstream} for good; the statements stay stored.`
+      return
+    }
+    try {
+      const { discarded } = await api('/admin/forwarding/dead-letters/discard', { method: 'POST', body: { upstream } })
+      status.textContent = `${discarded} dead letters of ${upstream} discarded.`
       await reload()
     } catch (err) {
       show(status, errorText(err))
