@@ -48,37 +48,45 @@ function forwardingRoutes ({ config, storage }) {
       const deadLetters = await storage.outbox.listDeadLetters(listParams(query))
       res.json({ deadLetters })
     }
-  }, {
-    method: 'post',
-    path: '/forwarding/dead-letters/replay',
+  },
+  deadLetterAction({
+    action: 'replay',
     operationId: 'replayDeadLetters',
     summary: 'Put dead letters back in the forwarding outbox',
-    description: '`upstream` and `limit` may also be sent as a JSON body.',
-    query: LIST,
-    body: { kind: 'parameters', description: 'The query parameters, as a JSON object (its fields win).' },
-    responses: { 200: response('How many were put back.', { content: json(schema('ReplayResult')) }) },
-    async handler (req, res, { query }) {
-      const params = listParams(query)
-      const replayed = await storage.outbox.replayDeadLetters(params)
-      req.log.info({ audit: 'dead-letters-replayed', upstream: params.upstream, replayed }, 'dead letters replayed')
-      res.json({ replayed })
-    }
-  }, {
-    method: 'post',
-    path: '/forwarding/dead-letters/discard',
+    answer: 'How many were put back.',
+    result: ['replayed', 'ReplayResult'],
+    apply: (params) => storage.outbox.replayDeadLetters(params)
+  }),
+  deadLetterAction({
+    action: 'discard',
     operationId: 'discardDeadLetters',
     summary: 'Drop dead letters for good',
-    description: 'The statements stay stored; only their forwarding to that upstream is given up. `upstream` and `limit` may also be sent as a JSON body.',
+    description: 'The statements stay stored; only their forwarding to that upstream is given up. ',
+    answer: 'How many were dropped.',
+    result: ['discarded', 'DiscardResult'],
+    apply: (params) => storage.outbox.discardDeadLetters(params)
+  })]
+}
+
+// replay and discard: the list's parameters (also as a JSON body), a count
+// back under `result[0]`, and an audit line (dead-letters-replayed, ...).
+function deadLetterAction ({ action, operationId, summary, description = '', answer, result: [field, schemaName], apply }) {
+  return {
+    method: 'post',
+    path: `/forwarding/dead-letters/${action}`,
+    operationId,
+    summary,
+    description: description + '`upstream` and `limit` may also be sent as a JSON body.',
     query: LIST,
     body: { kind: 'parameters', description: 'The query parameters, as a JSON object (its fields win).' },
-    responses: { 200: response('How many were dropped.', { content: json(schema('DiscardResult')) }) },
+    responses: { 200: response(answer, { content: json(schema(schemaName)) }) },
     async handler (req, res, { query }) {
       const params = listParams(query)
-      const discarded = await storage.outbox.discardDeadLetters(params)
-      req.log.info({ audit: 'dead-letters-discarded', upstream: params.upstream, discarded }, 'dead letters discarded')
-      res.json({ discarded })
+      const count = await apply(params)
+      req.log.info({ audit: `dead-letters-${field}`, upstream: params.upstream, [field]: count }, `dead letters ${field}`)
+      res.json({ [field]: count })
     }
-  }]
+  }
 }
 
 module.exports = { forwardingRoutes }

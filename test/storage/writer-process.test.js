@@ -113,7 +113,9 @@ test('the writer reports what its transactions carried: statements, worker write
   assert.deepEqual(posted.map((r) => r.status), [200, 200])
   const after = await client.call('writerStats')
   assert.equal(after.statements - before.statements, 14)
-  assert.ok(after.transactions - before.transactions >= 1 && after.transactions - before.transactions <= 2, `14 statements in ${after.transactions - before.transactions} transactions`)
+  // (a restamp, when a write outlasts the consistency margin, is one more
+  // operation and may be one more transaction)
+  assert.ok(after.transactions - before.transactions >= 1 && after.transactions - before.transactions <= after.operations - before.operations, `14 statements in ${after.transactions - before.transactions} transactions`)
   assert.ok(after.operations - before.operations >= 2, 'each worker\'s write is an operation')
   assert.ok(after.busyMs >= before.busyMs && after.uptimeMs > before.uptimeMs)
 })

@@ -74,6 +74,12 @@ function counters (db) {
     }
     return COUNTED.has(kind)
   }
+  function write (hourTotals, hourTerms) {
+    for (const [hour, n] of hourTotals) if (n) addTotal.run(hour, n)
+    for (const { hour, id, n } of hourTerms.values()) if (n) addTerm.run(hour, id, n)
+    hourTotals.clear()
+    hourTerms.clear()
+  }
   return {
     add (storedMs, termIds, strings, delta) {
       const hour = Math.floor(storedMs / HOUR_MS)
@@ -89,12 +95,7 @@ function counters (db) {
       totals.clear()
       terms.clear()
     },
-    flush () {
-      for (const [hour, n] of totals) if (n) addTotal.run(hour, n)
-      for (const { hour, id, n } of terms.values()) if (n) addTerm.run(hour, id, n)
-      totals.clear()
-      terms.clear()
-    },
+    flush: () => write(totals, terms),
     // The operation's counts join the transaction's (it succeeded).
     keep () {
       if (!keptTotals.size && !keptTerms.size) {
@@ -111,12 +112,7 @@ function counters (db) {
       totals.clear()
       terms.clear()
     },
-    flushKept () {
-      for (const [hour, n] of keptTotals) if (n) addTotal.run(hour, n)
-      for (const { hour, id, n } of keptTerms.values()) if (n) addTerm.run(hour, id, n)
-      keptTotals.clear()
-      keptTerms.clear()
-    },
+    flushKept: () => write(keptTotals, keptTerms),
     dropKept () {
       keptTotals.clear()
       keptTerms.clear()

@@ -223,7 +223,7 @@ function createWriterLoop ({ dataDir, walLimitBytes, mergeStatements, middleStat
     checkpointIfLarge()
     stats.transactions++
     stats.operations += batch.length
-    stats.statements += statements
+    for (const { op, args } of batch) if (op === 'storeBatch' || op === 'insertStored') stats.statements += statementCount({ op, args })
     stats.busyMs += performance.now() - began
     if (queue.length) {
       if (shared && statements >= MAX_STATEMENTS_PER_TRANSACTION) sleep(YIELD_MS)
