@@ -28,8 +28,7 @@ const { parseArgs } = require('node:util')
 const { scormStatement } = require('./statement-generator')
 const { cpuSeconds } = require('./lrs-process')
 const { toRecord } = require('../src/resources/statements/statement-record')
-const { termsOf, termReader } = require('../src/storage/sqlite/terms')
-const { openDatabase } = require('../src/storage/sqlite/open')
+const { termsOf } = require('../src/storage/sqlite/terms')
 const { packBody } = require('../src/storage/sqlite/body-codec')
 const { connectWriter } = require('../src/storage/sqlite/writer-client')
 const { writerSocketPath } = require('../src/storage/sqlite/writer-socket')
@@ -49,11 +48,11 @@ function recordPool () {
     records.push({ id: r.id, body: packBody(r.body), voiding: r.voiding, ref: r.ref, timestampFromStored: r.timestampFromStored, attachments: r.attachments, terms: termsOf(r) })
   }
   let next = 0
-  // as a worker sends it (statements.js, forWriter): the terms it has seen
-  // stored as their ids
-  return (termId) => {
+  // as a worker sends it (statements.js, forWriter): the terms the writer
+  // gave it ids for as their ids
+  return (known) => {
     const r = records[next++ % POOL]
-    return { ...r, id: crypto.randomUUID(), terms: { registration: r.terms.registration !== null, all: r.terms.all.map((t) => termId(t) || t) } }
+    return { ...r, id: crypto.randomUUID(), terms: { registration: r.terms.registration !== null, all: r.terms.all.map((t) => known.get(t) || t) } }
   }
 }
 
@@ -90,16 +89,19 @@ async function feed ({ workers, connections, seconds, batch, next, root, strings
   const clients = []
   try {
     await writer.ready
-    const reader = openDatabase(dataDir)
-    reader.pragma('query_only = ON')
-    const termId = strings ? () => undefined : termReader(reader)
-    clients.reader = reader
     for (let w = 0; w < workers; w++) {
       const client = connectWriter(writerSocketPath(dataDir), silent, { waitMs: 5000 })
       await client.ready
+      const known = new Map() // --strings: never filled, every term goes as its string
       const batcher = createStatementBatcher({
         write: async (groups) => {
-          await client.call('storeBatch', groups, { storedMs: Date.now(), forwardTo: [], same: groups.map(() => []) })
+          const results = await client.call('storeBatch', groups, { storedMs: Date.now(), forwardTo: [], same: groups.map(() => []) })
+          if (!strings) {
+            results.forEach((result, g) => {
+              let k = 0
+              if (result.learned) for (const r of groups[g]) for (const t of r.terms.all) if (typeof t === 'string') known.set(t, result.learned[k++])
+            })
+          }
           return new Map()
         },
         maxBatch: config.batchMaxStatements,
@@ -107,17 +109,17 @@ async function feed ({ workers, connections, seconds, batch, next, root, strings
         maxConcurrentWrites: config.batchConcurrentWrites,
         logger: silent
       })
-      clients.push({ client, batcher })
+      clients.push({ client, batcher, known })
     }
     // (a writer from before op writerStats answers an error: no figures)
     const stats = () => clients[0].client.call('writerStats').catch(() => null)
     let stop = false
     let stored = 0
     const loop = async (c) => {
-      const { batcher } = clients[c % workers]
+      const { batcher, known } = clients[c % workers]
       while (!stop) {
         const records = []
-        for (let i = 0; i < batch; i++) records.push(next(termId))
+        for (let i = 0; i < batch; i++) records.push(next(known))
         await batcher.submit(records)
         stored += records.length
       }
@@ -149,7 +151,6 @@ async function feed ({ workers, connections, seconds, batch, next, root, strings
     }
   } finally {
     for (const { client } of clients) await client.close()
-    if (clients.reader) clients.reader.close()
     writer.child.kill('SIGTERM')
     await new Promise((resolve) => writer.child.once('exit', resolve))
     fs.rmSync(dataDir, { recursive: true, force: true })

@@ -120,6 +120,37 @@ test('the writer reports what its transactions carried: statements, worker write
   assert.ok(after.busyMs >= before.busyMs && after.uptimeMs > before.uptimeMs)
 })
 
+test('a worker sends the writer a term as its string once, and then its id (the writer answered it); another worker learns it for itself', { skip }, async (t) => {
+  const { store, workers: [a, b] } = await twoWorkersOnOneWriter(t)
+  const { connectWriter } = require('../../src/storage/sqlite/writer-client')
+  const { writerSocketPath } = require('../../src/storage/sqlite/writer-socket')
+  const silent = { info () {}, warn () {}, debug () {}, error () {}, fatal () {} }
+  const client = connectWriter(writerSocketPath(store.LRS_DATA_DIR), silent, { waitMs: 5000 })
+  t.after(() => client.close())
+  await client.ready
+  const strings = async () => (await client.call('writerStats')).termsAsStrings
+  const actor = learner()
+  const verb = { id: `http://example.com/verbs/${crypto.randomUUID()}` }
+  const same = () => statement({ actor, verb, object: { objectType: 'Activity', id: 'http://example.com/a/learned' } })
+  const post = async (worker, s) => assert.equal((await worker.client('/statements', { method: 'POST', body: s })).status, 200)
+  let before = await strings()
+  await post(a, same())
+  const first = (await strings()) - before
+  assert.ok(first >= 4, `verb, authority, actor and activity go as strings the first time (${first})`)
+  before = await strings()
+  await post(a, same())
+  assert.equal((await strings()) - before, 0, 'then as ids')
+  before = await strings()
+  await post(b, same())
+  assert.equal((await strings()) - before, first, 'the other worker sends them as strings once')
+  before = await strings()
+  await post(b, same())
+  assert.equal((await strings()) - before, 0)
+  // the statements are found by each of those terms
+  const res = await a.client(`/statements?agent=${encodeURIComponent(JSON.stringify(actor))}&activity=${encodeURIComponent('http://example.com/a/learned')}&limit=10`)
+  assert.equal(res.json.statements.length, 4)
+})
+
 test('a term made by a write that fails is forgotten with it: the next new term takes its id, and the failed term is made again when it comes back', { skip }, async (t) => {
   const store = freshStore()
   const writer = startWriter(store.LRS_DATA_DIR)

@@ -114,33 +114,4 @@ function termReader (db) {
   }
 }
 
-// Term ids as a worker sends them to the writer (statements.js,
-// forWriter): the id where the term is stored, else nothing (the term goes
-// as its string and the writer gives it an id). A term found unknown is
-// not looked up again for UNKNOWN_MS: a registration or a learner new to
-// the store comes with every statement of its session, and one lookup per
-// statement cost the workers about a twentieth of their time. Sending a
-// string where an id exists is never wrong, only a little more work for
-// the writer; a query must never take such a guess (termReader).
-const UNKNOWN_MS = 5000
-
-function termSender (db, { now = Date.now } = {}) {
-  const read = termReader(db)
-  let unknown = new Set()
-  let since = now()
-  return function termId (term) {
-    if (now() - since > UNKNOWN_MS) {
-      unknown = new Set()
-      since = now()
-    }
-    if (unknown.has(term)) return undefined
-    const id = read(term)
-    if (id === undefined) {
-      if (unknown.size >= CACHED_TERMS) unknown.clear()
-      unknown.add(term)
-    }
-    return id
-  }
-}
-
-module.exports = { termsOf, agentTerm, hashedAgent, agentTerms, activityTerms, termWriter, termReader, termSender }
+module.exports = { termsOf, agentTerm, hashedAgent, agentTerms, activityTerms, termWriter, termReader, CACHED_TERMS }

@@ -209,6 +209,17 @@ function writeOps (db) {
     return { all, verb: all[0], authority: all[1], registration: t.registration ? all[2] : null }
   }
 
+  // The ids of the terms the worker sent as strings, in the order it sent
+  // them: it keeps them and sends the ids from then on (statements.js,
+  // forWriter). They reach it only once the transaction has committed.
+  function idsOfStrings (records, ids) {
+    const out = []
+    records.forEach((r, i) => r.terms.all.forEach((term, k) => { if (typeof term === 'string') out.push(ids[i].all[k]) }))
+    stringTerms += out.length
+    return out
+  }
+  let stringTerms = 0 // terms received as strings (writerStats)
+
   // Inserts one statement, whose id is not taken, at `seq` with its outbox
   // entries, adding its (term, seq) rows to `pairs` ({ terms, seqs }).
   // `storedMs`: its stored time when `seq` is not in that millisecond.
@@ -255,6 +266,7 @@ function writeOps (db) {
     // measured, about 1 us of the writer's 40 per statement.)
     storeBatch (groups, { storedMs, forwardTo, same }) {
       const termIds = groups.map((records) => records.map(termIdsOf))
+      const learned = groups.map((records, g) => idsOfStrings(records, termIds[g]))
       let seq = nextSeq(storedMs)
       const now = Date.now()
       counts.clear()
@@ -262,13 +274,13 @@ function writeOps (db) {
         const skip = new Set(same[g] || [])
         const kept = records.filter((r) => !skip.has(r.id))
         const duplicates = takenIds(kept)
-        if (duplicates.length) return { duplicates }
+        if (duplicates.length) return { duplicates, learned: learned[g] }
         records.forEach((r, i) => {
           if (skip.has(r.id)) return
           insertRecord(r, termIds[g][i], seq++, { forwardTo, now, pairs: pending })
         })
         applyReferences(kept)
-        return { inserted: kept.map((r) => r.id) }
+        return { inserted: kept.map((r) => r.id), learned: learned[g] }
       })
       counts.keep()
       return results
@@ -570,6 +582,7 @@ function writeOps (db) {
   return {
     ops,
     upkeep,
+    stringTerms: () => stringTerms,
     // Around each operation: where its pending rows and its new terms
     // begin, to drop them when it fails (its savepoint is undone).
     mark: () => ({ rows: pending.terms.length, terms: terms.mark() }),

@@ -85,7 +85,7 @@ function createWriterLoop ({ dataDir, walLimitBytes, mergeStatements, middleStat
   const mergeAt = mergeStatements || DEFAULT_MERGE_STATEMENTS
   const middleAt = middleStatements || 16 * mergeAt
   const checkEvery = Math.min(1000, mergeAt)
-  const { ops, upkeep, mark, dropFrom, beforeCommit, commit, rollback } = writeOps(db)
+  const { ops, upkeep, mark, dropFrom, beforeCommit, commit, rollback, stringTerms } = writeOps(db)
 
   function beginImmediate () {
     const deadline = Date.now() + LOCK_TIMEOUT_MS
@@ -177,7 +177,8 @@ function createWriterLoop ({ dataDir, walLimitBytes, mergeStatements, middleStat
   const queue = [] // { id, op, args, reply }
   let scheduled = false
   // What the loop has done since it started (op `writerStats`): how many
-  // statements a transaction carried, and how much of the time it was busy.
+  // statements a transaction carried, how much of the time it was busy,
+  // and how many terms came as strings (the rest came as ids).
   const stats = { transactions: 0, operations: 0, statements: 0, busyMs: 0, startedAt: Date.now() }
 
   function runQueued () {
@@ -251,7 +252,7 @@ function createWriterLoop ({ dataDir, walLimitBytes, mergeStatements, middleStat
     // `message`: { id, op, args }; `reply(replies)` gets [{ id, value | error }].
     push (message, reply) {
       if (message.op === 'writerStats') {
-        reply([{ id: message.id, value: { ...stats, busyMs: Math.round(stats.busyMs), uptimeMs: Date.now() - stats.startedAt } }])
+        reply([{ id: message.id, value: { ...stats, busyMs: Math.round(stats.busyMs), uptimeMs: Date.now() - stats.startedAt, termsAsStrings: stringTerms() } }])
         return
       }
       if (!Object.hasOwn(ops, message.op)) {
