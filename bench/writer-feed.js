@@ -71,7 +71,8 @@ function writerNodeArgs (root) {
 
 function startWriterProcess (dataDir, root) {
   const child = fork(path.join(root, 'src/storage/sqlite/writer-process.js'), [], {
-    execArgv: writerNodeArgs(root),
+    // WRITER_PROFILE_DIR=<dir>: a CPU profile of each writer there (node --cpu-prof)
+    execArgv: [...writerNodeArgs(root), ...(process.env.WRITER_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.WRITER_PROFILE_DIR}`] : [])],
     env: { ...process.env, LRS_DATA_DIR: dataDir, LRS_LOG_LEVEL: 'warn', LRS_LOG_FORMAT: 'json', MONGODB_URI: '' },
     stdio: ['ignore', 'ignore', 'inherit', 'ipc']
   })
