@@ -33,6 +33,7 @@ const { startStore } = require('./store')
 const { runRaw, openRawStorage } = require('./ingest')
 const { step, batchPool, BATCH } = require('./overload-ramp')
 const { writerAlone } = require('./writer-feed')
+const { median } = require('./report')
 
 const LRS_APPS = ['lrs', 'lrs-writer']
 const AUTH = 'bench:bench-secret'
@@ -62,13 +63,6 @@ function settingsFromEnv (env = process.env) {
   if (env.BENCH_WARMUP) out.warmupSeconds = Number(env.BENCH_WARMUP)
   if (env.BENCH_ALONE === '0') out.alone = false
   return out
-}
-
-function median (values) {
-  const xs = values.filter((v) => typeof v === 'number' && Number.isFinite(v)).sort((a, b) => a - b)
-  if (!xs.length) return null
-  const m = Math.floor(xs.length / 2)
-  return xs.length % 2 ? xs[m] : (xs[m - 1] + xs[m]) / 2
 }
 
 // One closed-loop load of `seconds` (overload-ramp's step) with the CPU of

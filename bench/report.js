@@ -12,6 +12,15 @@ function percentile (values, p) {
   return Math.round(sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] * 10) / 10
 }
 
+// The median of the numbers among `values` (null, undefined and NaN left
+// out; null when there are none); of an even count, the mean of the middle two.
+function median (values) {
+  const xs = values.filter((v) => typeof v === 'number' && Number.isFinite(v)).sort((a, b) => a - b)
+  if (!xs.length) return null
+  const m = Math.floor(xs.length / 2)
+  return xs.length % 2 ? xs[m] : (xs[m - 1] + xs[m]) / 2
+}
+
 // Writes bench/results/<kind>-<date>.json; returns its path.
 function saveResult (kind, result) {
   const dir = path.join(__dirname, 'results')
@@ -21,4 +30,4 @@ function saveResult (kind, result) {
   return file
 }
 
-module.exports = { percentile, saveResult }
+module.exports = { percentile, median, saveResult }

@@ -27,6 +27,7 @@ const { fork } = require('node:child_process')
 const { parseArgs } = require('node:util')
 const { scormStatement } = require('./statement-generator')
 const { cpuSeconds } = require('./lrs-process')
+const { median } = require('./report')
 const { toRecord } = require('../src/resources/statements/statement-record')
 const { termsOf } = require('../src/storage/sqlite/terms')
 const { packBody } = require('../src/storage/sqlite/body-codec')
@@ -159,7 +160,6 @@ async function feed ({ workers, connections, seconds, batch, next, root, strings
 }
 
 const label = (root, strings) => (path.relative(process.cwd(), root) || '.') + (strings ? ' (terms as strings)' : '')
-const median = (xs) => { const s = xs.filter((x) => x !== null).sort((a, b) => a - b); const m = s.length >> 1; return !s.length ? null : s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2 }
 
 async function main () {
   const { values } = parseArgs({
