@@ -66,6 +66,8 @@ const SLICE_STATEMENTS = 4096
 const pause = new Int32Array(new SharedArrayBuffer(4))
 const sleep = (ms) => Atomics.wait(pause, 0, 0, ms) // blocks this thread only
 
+const CARRY_STATEMENTS = new Set(['storeBatch', 'insertStored'])
+
 function statementCount ({ op, args }) {
   if (op === 'storeBatch') return args[0].reduce((n, group) => n + group.length, 0)
   if (op === 'insertStored') return args[0].length
@@ -184,10 +186,13 @@ function createWriterLoop ({ dataDir, walLimitBytes, mergeStatements, middleStat
   function runQueued () {
     scheduled = false
     if (!queue.length) return
-    let statements = 0
+    let statements = 0 // towards the bound: another operation counts one
+    let stored = 0 // statements the operations carry (writerStats)
     let take = 0
     while (take < queue.length && take < MAX_OPERATIONS_PER_TRANSACTION && (take === 0 || statements < MAX_STATEMENTS_PER_TRANSACTION)) {
-      statements += statementCount(queue[take])
+      const n = statementCount(queue[take])
+      statements += n
+      if (CARRY_STATEMENTS.has(queue[take].op)) stored += n
       take++
     }
     const batch = queue.splice(0, take)
@@ -224,7 +229,7 @@ function createWriterLoop ({ dataDir, walLimitBytes, mergeStatements, middleStat
     checkpointIfLarge()
     stats.transactions++
     stats.operations += batch.length
-    for (const { op, args } of batch) if (op === 'storeBatch' || op === 'insertStored') stats.statements += statementCount({ op, args })
+    stats.statements += stored
     stats.busyMs += performance.now() - began
     if (queue.length) {
       if (shared && statements >= MAX_STATEMENTS_PER_TRANSACTION) sleep(YIELD_MS)
