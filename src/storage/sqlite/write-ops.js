@@ -60,10 +60,10 @@ function counters (db) {
   const addTerm = db.prepare('INSERT INTO hourly_terms (hour, term, count) VALUES (?, ?, ?) ON CONFLICT (hour, term) DO UPDATE SET count = count + excluded.count')
   const kindOf = db.prepare('SELECT substr(term, 1, 2) FROM terms WHERE id = ?').pluck()
   const kinds = new Map() // term id -> its prefix; ids never change
-  let totals = new Map()
-  let terms = new Map()
-  let keptTotals = new Map()
-  let keptTerms = new Map()
+  const totals = new Map()
+  const terms = new Map()
+  const keptTotals = new Map()
+  const keptTerms = new Map()
   const counted = (id, i, strings) => {
     if (strings && typeof strings[i] === 'string') return COUNTED.has(strings[i].slice(0, 2))
     let kind = kinds.get(id)
@@ -98,11 +98,6 @@ function counters (db) {
     flush: () => write(totals, terms),
     // The operation's counts join the transaction's (it succeeded).
     keep () {
-      if (!keptTotals.size && !keptTerms.size) {
-        [keptTotals, totals] = [totals, keptTotals]
-        ;[keptTerms, terms] = [terms, keptTerms]
-        return
-      }
       for (const [hour, n] of totals) keptTotals.set(hour, (keptTotals.get(hour) || 0) + n)
       for (const [key, t] of terms) {
         const kept = keptTerms.get(key)
@@ -212,13 +207,13 @@ function writeOps (db) {
   // The ids of the terms the worker sent as strings, in the order it sent
   // them: it keeps them and sends the ids from then on (statements.js,
   // forWriter). They reach it only once the transaction has committed.
+  let stringTerms = 0 // terms received as strings (writerStats)
   function idsOfStrings (records, ids) {
     const out = []
     records.forEach((r, i) => r.terms.all.forEach((term, k) => { if (typeof term === 'string') out.push(ids[i].all[k]) }))
     stringTerms += out.length
     return out
   }
-  let stringTerms = 0 // terms received as strings (writerStats)
 
   // Inserts one statement, whose id is not taken, at `seq` with its outbox
   // entries, adding its (term, seq) rows to `pairs` ({ terms, seqs }).
