@@ -36,7 +36,7 @@ const WINDOW_POSTINGS = 2000
 // order sent), which this worker keeps. It never looks a term up for this
 // itself: one look-up per new term cost the workers about 5 % of their
 // time, about what the writer saved on a 2-core machine.
-function forWriter (r, storedMs, known) {
+function forWriter (r, known, storedMs) {
   const { registration, all } = termsOf(r)
   const terms = { registration: registration !== null, all: all.map((term) => known.get(term) || term) }
   return { id: r.id, body: packBody(r.body), voiding: r.voiding, ref: r.ref, timestampFromStored: r.timestampFromStored, attachments: r.attachments, terms, storedMs }
@@ -102,7 +102,7 @@ function statementsRepository (db, { writer }) {
       const inserted = []
       const same = groups.map(() => [])
       let pending = groups.map((_, g) => g)
-      const sent = groups.map((records) => records.map((r) => forWriter(r, undefined, knownTerms))) // once, whatever the rounds
+      const sent = groups.map((records) => records.map((r) => forWriter(r, knownTerms))) // once, whatever the rounds
       for (let round = 0; pending.length; round++) {
         if (round === MAX_SAME_ROUNDS) throw new Error('statement ids kept being taken while being stored')
         const results = await writer.call('storeBatch', pending.map((g) => sent[g]), { storedMs: stored.getTime(), forwardTo, same: pending.map((g) => same[g]) })
@@ -128,7 +128,7 @@ function statementsRepository (db, { writer }) {
     // Statements with the `stored` each record carries (import); returns the
     // ids that were stored already.
     async insertStored (records, { forwardTo = [] } = {}) {
-      return writer.call('insertStored', records.map((r) => forWriter(r, r.stored.getTime(), knownTerms)), { forwardTo })
+      return writer.call('insertStored', records.map((r) => forWriter(r, knownTerms, r.stored.getTime())), { forwardTo })
     },
 
     async restamp (ids, stored) {
