@@ -35,6 +35,15 @@ function outboxRepository (db, { queryTimeoutMs, isFerret, locks }) {
 
   const toEntry = (r) => ({ id: r._id, upstream: r.upstream, statementId: r.statementId, enqueuedAt: r.enqueuedAt })
 
+  // Removes up to `limit` dead letters (of `upstream`, or of all when null),
+  // awaiting `each(row)` for each first; returns how many.
+  async function takeDeadLetters ({ upstream, limit }, each = async () => {}) {
+    const rows = await dead.find(upstream ? { upstream } : {}, { projection: { upstream: 1, statementId: 1 }, limit, ...read }).toArray()
+    for (const r of rows) await each(r)
+    await deadById.deleteMany(rows.map((r) => r._id))
+    return rows.length
+  }
+
   return {
     enqueue,
     // Takes up to `limit` entries of an upstream whose lease has expired and
@@ -66,19 +75,9 @@ function outboxRepository (db, { queryTimeoutMs, isFerret, locks }) {
       return rows.map((r) => ({ ...toEntry(r), status: r.status, reason: r.reason, failedAt: r.failedAt }))
     },
     // Puts dead letters back in the outbox. Returns how many.
-    async replayDeadLetters ({ upstream, limit }) {
-      const rows = await dead.find(upstream ? { upstream } : {}, { projection: { upstream: 1, statementId: 1 }, limit, ...read }).toArray()
-      for (const r of rows) await enqueue([r.upstream], [r.statementId])
-      await deadById.deleteMany(rows.map((r) => r._id))
-      return rows.length
-    },
+    replayDeadLetters: (params) => takeDeadLetters(params, (r) => enqueue([r.upstream], [r.statementId])),
     // Drops dead letters for good (the statements stay stored). Returns how many.
-    async discardDeadLetters ({ upstream, limit }) {
-      const rows = await dead.find(upstream ? { upstream } : {}, { projection: { _id: 1 }, sort: { _id: 1 }, limit, ...read }).toArray()
-      if (!rows.length) return 0
-      await deadById.deleteMany(rows.map((r) => r._id))
-      return rows.length
-    },
+    discardDeadLetters: (params) => takeDeadLetters(params),
     // Entries, queued or dead, of these statements (agent erasure); how many.
     async removeStatements (statementIds) {
       if (!statementIds.length) return 0

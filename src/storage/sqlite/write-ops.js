@@ -243,6 +243,20 @@ function writeOps (db) {
     spilledTo.set(from, to)
   }
 
+  // Removes up to `limit` dead letters (of `upstream`, or of all when null),
+  // calling `each(row)` for each before it goes; returns how many.
+  function takeDeadLetters ({ upstream, limit }, each = () => {}) {
+    const rows = upstream === null
+      ? db.prepare('SELECT upstream, statement_id FROM forward_dead_letters LIMIT ?').all(limit)
+      : db.prepare('SELECT upstream, statement_id FROM forward_dead_letters WHERE upstream = ? LIMIT ?').all(upstream, limit)
+    const remove = db.prepare('DELETE FROM forward_dead_letters WHERE upstream = ? AND statement_id = ?')
+    for (const r of rows) {
+      each(r)
+      remove.run(r.upstream, r.statement_id)
+    }
+    return rows.length
+  }
+
   // Every worker polls this counter to apply credential changes within a
   // second (credential-store.js).
   function credentialsChanged () {
@@ -456,26 +470,9 @@ function writeOps (db) {
       ops.outboxRemove(entries)
     },
 
-    outboxReplay ({ upstream, limit }) {
-      const rows = upstream === null
-        ? db.prepare('SELECT upstream, statement_id FROM forward_dead_letters LIMIT ?').all(limit)
-        : db.prepare('SELECT upstream, statement_id FROM forward_dead_letters WHERE upstream = ? LIMIT ?').all(upstream, limit)
-      const remove = db.prepare('DELETE FROM forward_dead_letters WHERE upstream = ? AND statement_id = ?')
-      for (const r of rows) {
-        insertOutbox.run(r.upstream, r.statement_id, Date.now())
-        remove.run(r.upstream, r.statement_id)
-      }
-      return rows.length
-    },
+    outboxReplay: (params) => takeDeadLetters(params, (r) => insertOutbox.run(r.upstream, r.statement_id, Date.now())),
 
-    outboxDiscard ({ upstream, limit }) {
-      const rows = upstream === null
-        ? db.prepare('SELECT upstream, statement_id FROM forward_dead_letters ORDER BY upstream, statement_id LIMIT ?').all(limit)
-        : db.prepare('SELECT upstream, statement_id FROM forward_dead_letters WHERE upstream = ? ORDER BY statement_id LIMIT ?').all(upstream, limit)
-      const remove = db.prepare('DELETE FROM forward_dead_letters WHERE upstream = ? AND statement_id = ?')
-      for (const r of rows) remove.run(r.upstream, r.statement_id)
-      return rows.length
-    },
+    outboxDiscard: (params) => takeDeadLetters(params),
 
     settingGetOrCreate (name, value) {
       db.prepare('INSERT INTO settings (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING').run(name, value)
