@@ -11,6 +11,8 @@ const crypto = require('node:crypto')
 const { spawn } = require('node:child_process')
 const { startLrs, freshStore, ENGINE } = require('../helpers/lrs')
 const { statement } = require('../helpers/statements')
+const { connectWriter } = require('../../src/storage/sqlite/writer-client')
+const { writerSocketPath } = require('../../src/storage/sqlite/writer-socket')
 
 const skip = ENGINE !== 'sqlite' && 'the writer process is the sqlite engine\'s'
 const WRITER = path.join(__dirname, '../../src/storage/sqlite/writer-process.js')
@@ -26,6 +28,16 @@ function startWriter (dataDir) {
     exited.then(({ code }) => reject(new Error(`writer exited with ${code}: ${stderr}`)))
   })
   return { child, ready, exited, stop: (signal = 'SIGTERM') => { if (child.exitCode === null && child.signalCode === null) child.kill(signal); return exited } }
+}
+
+// A client of the store's writer, as a worker has (writer-client.js),
+// closed after the test.
+async function writerClient (t, dataDir) {
+  const silent = { info () {}, warn () {}, debug () {}, error () {}, fatal () {} }
+  const client = connectWriter(writerSocketPath(dataDir), silent, { waitMs: 5000 })
+  t.after(() => client.close())
+  await client.ready
+  return client
 }
 
 async function twoWorkersOnOneWriter (t, env = {}) {
@@ -101,12 +113,7 @@ test('two workers on one writer process: what one stores, the other reads', { sk
 
 test('the writer reports what its transactions carried: statements, worker writes, time busy (op writerStats, for bench/writer-feed.js)', { skip }, async (t) => {
   const { store, workers: [a, b] } = await twoWorkersOnOneWriter(t)
-  const { connectWriter } = require('../../src/storage/sqlite/writer-client')
-  const { writerSocketPath } = require('../../src/storage/sqlite/writer-socket')
-  const silent = { info () {}, warn () {}, debug () {}, error () {}, fatal () {} }
-  const client = connectWriter(writerSocketPath(store.LRS_DATA_DIR), silent, { waitMs: 5000 })
-  t.after(() => client.close())
-  await client.ready
+  const client = await writerClient(t, store.LRS_DATA_DIR)
   const before = await client.call('writerStats')
   const agent = learner()
   const posted = await Promise.all([a, b].map((w) => w.client('/statements', { method: 'POST', body: Array.from({ length: 7 }, () => statement({ actor: agent })) })))
@@ -122,12 +129,7 @@ test('the writer reports what its transactions carried: statements, worker write
 
 test('a worker sends the writer a term as its string once, and then its id (the writer answered it); another worker learns it for itself', { skip }, async (t) => {
   const { store, workers: [a, b] } = await twoWorkersOnOneWriter(t)
-  const { connectWriter } = require('../../src/storage/sqlite/writer-client')
-  const { writerSocketPath } = require('../../src/storage/sqlite/writer-socket')
-  const silent = { info () {}, warn () {}, debug () {}, error () {}, fatal () {} }
-  const client = connectWriter(writerSocketPath(store.LRS_DATA_DIR), silent, { waitMs: 5000 })
-  t.after(() => client.close())
-  await client.ready
+  const client = await writerClient(t, store.LRS_DATA_DIR)
   const strings = async () => (await client.call('writerStats')).termsAsStrings
   const actor = learner()
   const verb = { id: `http://example.com/verbs/${crypto.randomUUID()}` }
@@ -156,13 +158,8 @@ test('a term made by a write that fails is forgotten with it: the next new term 
   const writer = startWriter(store.LRS_DATA_DIR)
   t.after(() => writer.stop('SIGKILL'))
   await writer.ready
-  const { connectWriter } = require('../../src/storage/sqlite/writer-client')
-  const { writerSocketPath } = require('../../src/storage/sqlite/writer-socket')
   const { packBody } = require('../../src/storage/sqlite/body-codec')
-  const silent = { info () {}, warn () {}, debug () {}, error () {}, fatal () {} }
-  const client = connectWriter(writerSocketPath(store.LRS_DATA_DIR), silent, { waitMs: 5000 })
-  t.after(() => client.close())
-  await client.ready
+  const client = await writerClient(t, store.LRS_DATA_DIR)
   const record = (verb, body) => {
     const id = crypto.randomUUID()
     return { id, body: body === undefined ? packBody(JSON.stringify({ id })) : body, voiding: false, ref: null, timestampFromStored: false, attachments: [], terms: { registration: false, all: [verb, 'u:test-authority', 'a:test-actor'] } }
