@@ -59,15 +59,10 @@ function recordPool () {
 
 // the node_args ecosystem.config.js gives the writer app of that checkout
 function writerNodeArgs (root) {
-  const saved = process.env.LRS_INSTANCES
-  try {
-    const file = require.resolve(path.join(root, 'ecosystem.config.js'))
-    delete require.cache[file]
-    const app = require(file).apps.find((a) => a.name === 'lrs-writer')
-    return (app && app.node_args) || []
-  } finally {
-    if (saved !== undefined) process.env.LRS_INSTANCES = saved
-  }
+  const file = require.resolve(path.join(root, 'ecosystem.config.js'))
+  delete require.cache[file]
+  const app = require(file).apps.find((a) => a.name === 'lrs-writer')
+  return (app && app.node_args) || []
 }
 
 function startWriterProcess (dataDir, root) {
