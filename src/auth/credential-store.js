@@ -35,7 +35,9 @@ const MISS_REFRESH_MIN_MS = 250
 const MAX_REMEMBERED = 10000
 const MAX_QUEUED_VERIFICATIONS = 64
 
-function createCredentialStore ({ config, storage, logger }) {
+// `hooks.secretChecked`: tests only, awaited after each secret's check and
+// before its answer is used.
+function createCredentialStore ({ config, storage, logger, hooks = {} }) {
   const repo = storage.credentials
   const byKey = new Map()
   const verified = new BoundedMap(MAX_REMEMBERED) // sha256(header) -> credential
@@ -226,9 +228,16 @@ function createCredentialStore ({ config, storage, logger }) {
     let ok
     try {
       ok = await verifyQueued(secret, credential.secretHash, { first })
+      if (hooks.secretChecked) await hooks.secretChecked()
     } finally {
       countAttempt(names, -1)
     }
+    // The key changed or went while its secret was checked: a refresh has
+    // forgotten what was remembered of it, and this answer, of a secret
+    // that no longer stands, would be remembered past it (a new secret
+    // refused, or an old or revoked one let in, until the key changed
+    // again). It is checked again against what stands now.
+    if (byKey.get(key) !== credential) return verify(header, digest, address)
     if (!ok) {
       failed.set(digest, key)
       recordFailure(names, Date.now())

@@ -39,3 +39,39 @@ test('statements/read/mine reads only the statements stored with that credential
   const all = await lrs.client(`/statements?verb=${encodeURIComponent('http://example.com/v/read-mine')}`)
   assert.equal(all.json.statements.length, 2)
 })
+
+test('a secret checked while its key changes is judged by the key as it now stands: the new secret is not refused for good, the old one not let in', async (t) => {
+  const lrs = await startLrs()
+  const { createCredentialStore } = require('../../src/auth/credential-store')
+  const silent = { info () {}, warn () {}, debug () {}, error () {}, fatal () {} }
+  const rotate = async (secret) => {
+    await lrs.storage.credentials.upsert({ key: 'rotating', secretHash: hashSecret(secret), scopes: ['all'] })
+    await new Promise((resolve) => setTimeout(resolve, 300)) // past the store's poll (50 ms)
+  }
+  let during = null // what happens while the next secret is being checked
+  const store = createCredentialStore({
+    config: { ...lrs.config, adminUser: null, credentialPollMs: 50 },
+    storage: lrs.storage,
+    logger: silent,
+    hooks: { secretChecked: async () => { const f = during; during = null; if (f) await f() } }
+  })
+  await store.start()
+  t.after(() => store.stop())
+  const header = (secret) => 'Basic ' + Buffer.from('rotating:' + secret).toString('base64')
+  await rotate('first-secret')
+  assert.equal((await store.authenticate(header('first-secret'), '127.0.0.1')).key, 'rotating')
+
+  // the new secret arrives before this worker knows it; the key changes while it is checked
+  during = () => rotate('second-secret')
+  const second = await store.authenticate(header('second-secret'), '127.0.0.1')
+  assert.equal(second && second.key, 'rotating', 'the new secret is accepted, checked again against the key as it now stands')
+  assert.equal((await store.authenticate(header('second-secret'), '127.0.0.2')).key, 'rotating')
+
+  // the old secret is checked while the key changes away from it
+  during = () => rotate('third-secret')
+  assert.equal(await store.authenticate(header('second-secret-x'), '127.0.0.3'), null)
+  during = () => rotate('fourth-secret')
+  assert.equal(await store.authenticate(header('third-secret'), '127.0.0.4'), null, 'a secret replaced while it was checked is not let in')
+  assert.equal(await store.authenticate(header('third-secret'), '127.0.0.4'), null)
+  assert.equal((await store.authenticate(header('fourth-secret'), '127.0.0.5')).key, 'rotating')
+})
