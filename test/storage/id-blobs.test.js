@@ -1,0 +1,32 @@
+'use strict'
+
+// Property test of the SQLite engine's statement ids as blobs
+// (src/storage/sqlite/ids.js), whose common path decodes a UUID's
+// characters itself: the same 16 bytes as hex-decoding the id without its
+// dashes, for UUIDs in either case and for anything else (which takes the
+// general path), and back to the lower-cased id.
+
+const { test } = require('node:test')
+const assert = require('node:assert/strict')
+const fc = require('fast-check')
+const { idToBlob, blobToId } = require('../../src/storage/sqlite/ids')
+
+const general = (id) => Buffer.from(id.replace(/-/g, ''), 'hex')
+
+test('a UUID becomes its 16 bytes and comes back lower-cased, in either case', () => {
+  fc.assert(fc.property(fc.uuid(), fc.boolean(), (uuid, upper) => {
+    const id = upper ? uuid.toUpperCase() : uuid
+    const blob = idToBlob(id)
+    assert.deepEqual(blob, general(id))
+    assert.equal(blob.length, 16)
+    assert.equal(blobToId(blob), uuid.toLowerCase())
+  }), { numRuns: 2000 })
+})
+
+test('what is not a UUID is decoded as before, bad characters and all', () => {
+  const hexish = fc.stringOf(fc.constantFrom(...'0123456789abcdefABCDEFgz-\u0131 '), { minLength: 30, maxLength: 40 })
+  const nearUuid = fc.tuple(fc.uuid(), fc.nat(35), fc.constantFrom('g', '-', 'Z', '\u0661', ' ')).map(([u, at, c]) => u.slice(0, at) + c + u.slice(at + 1))
+  fc.assert(fc.property(fc.oneof(hexish, nearUuid, fc.string()), (id) => {
+    assert.deepEqual(idToBlob(id), general(id))
+  }), { numRuns: 3000 })
+})
