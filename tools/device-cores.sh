@@ -9,7 +9,8 @@
 #   cp tools/device-cores.sh .devpkg/run.sh
 # then `run` with carry [".devpkg"] and the command:
 #   tar -xJf .devpkg/node.tar.xz -C /opt && tar -xJf .devpkg/tree.tar.xz -C /opt && bash .devpkg/run.sh
-# About 6 minutes. Settings: FW, FS (writer-feed), W, D, R, O (the sweep), GW, PW (`none`: skip that part),
+# About 6 minutes. Settings: FW, FS, FEED_BASE (writer-feed: `--root` feeds the older tree ids as this one,
+# `--strings` every term as its string), W, D, R, O (the sweep), GW, PW (`none`: skip that part),
 # and *_T time limits.
 # At most 8 files come back from $OUT: keep to these.
 set -u
@@ -22,7 +23,7 @@ T0=$(date +%s)
 log () { echo "[$(( $(date +%s) - T0 )) s] $*" | tee -a $OUT/steps.txt; }
 { nproc; lscpu | grep -E 'Model name|MHz'; cat /proc/loadavg; } > $OUT/machine.txt 2>&1
 log "writer-feed"
-timeout ${FEED_T:-110} node bench/writer-feed.js --workers ${FW:-16} --seconds ${FS:-5} --repeat 2 --root . --strings /opt/base > $OUT/writer-feed.txt 2>&1
+timeout ${FEED_T:-110} node bench/writer-feed.js --workers ${FW:-16} --seconds ${FS:-5} --repeat 2 --root . ${FEED_BASE:---strings} /opt/base > $OUT/writer-feed.txt 2>&1
 log "cores sqlite"
 BENCH_WORKERS=${W:-1,2,4,8,16} BENCH_DURATION=${D:-6} BENCH_REPEAT=${R:-2} BENCH_WARMUP=2 BENCH_OVERLOAD=${O:-4,16} timeout ${CORES_T:-280} node bench/run.js cores > $OUT/cores.txt 2>&1
 cp ecosystem.config.js /tmp/eco.js
