@@ -30,8 +30,11 @@ const CREATE_BODY = {
 const SCOPES_BODY = { type: 'object', additionalProperties: false, required: ['scopes'], properties: { scopes } }
 const keyParam = { key: { schema: { type: 'string' }, description: 'The credential\'s key (its Basic auth user name).' } }
 
-function publicView ({ key, scopes, createdAt }) {
-  return { key, scopes, createdAt: createdAt ? new Date(createdAt).toISOString() : null }
+const isoOrNull = (date) => date ? new Date(date).toISOString() : null
+
+// lastUsedAt: to within a minute (credential-store.js)
+function publicView ({ key, scopes, createdAt, lastUsedAt }) {
+  return { key, scopes, createdAt: isoOrNull(createdAt), lastUsedAt: isoOrNull(lastUsedAt) }
 }
 
 function credentialsRoutes ({ config, storage }) {

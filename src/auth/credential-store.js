@@ -25,6 +25,11 @@
 //   only once scrypt had finished, 40 concurrent wrong secrets all queued
 //   their 60 ms scrypt (2.4 s of queue, a valid client's verification
 //   behind it) before the first one counted.
+// - the time a credential was last used is written at its first use on a
+//   worker and then at most once a minute per key per worker (USE_NOTE_MS):
+//   "last used" in the admin API is right to within a minute, and a busy
+//   client costs a write a minute, not one per request. The write is not
+//   waited for; one that fails is logged and the request goes on.
 
 const crypto = require('node:crypto')
 const { errors } = require('../errors')
@@ -34,6 +39,7 @@ const { BoundedMap } = require('../lib/bounded-map')
 const MISS_REFRESH_MIN_MS = 250
 const MAX_REMEMBERED = 10000
 const MAX_QUEUED_VERIFICATIONS = 64
+const USE_NOTE_MS = 60000
 
 // `hooks.secretChecked`: tests only, awaited after each secret's check and
 // before its answer is used.
@@ -45,6 +51,7 @@ function createCredentialStore ({ config, storage, logger, hooks = {} }) {
   const failures = new BoundedMap(MAX_REMEMBERED) // "key:<k>" | "addr:<a>" -> { count, until }
   const pending = new Map() // sha256(header) -> verification in progress
   const attempts = new Map() // "key:<k>" | "addr:<a>" -> verifications in flight
+  const usesNoted = new BoundedMap(MAX_REMEMBERED) // key -> when this worker last wrote its use
   let timer = null
   let pollTimer = null
   let mark = null
@@ -186,10 +193,23 @@ function createCredentialStore ({ config, storage, logger, hooks = {} }) {
     }
   }
 
+  function noteUse (key) {
+    const now = Date.now()
+    if (now - (usesNoted.get(key) ?? -Infinity) < USE_NOTE_MS) return
+    usesNoted.set(key, now)
+    repo.recordUse(key, now).catch((err) => logger.warn({ err, key }, 'could not record when a credential was last used'))
+  }
+
   // The credential for an Authorization header value, or null. Throws
   // TooManyRequests while the key or the client address is over its
   // failure limit.
   async function authenticate (header, address) {
+    const credential = await credentialOf(header, address)
+    if (credential) noteUse(credential.key)
+    return credential
+  }
+
+  async function credentialOf (header, address) {
     if (typeof header !== 'string' || !/^basic /i.test(header)) return null
     const digest = crypto.createHash('sha256').update(header).digest('base64')
     const hit = verified.get(digest)

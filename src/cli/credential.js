@@ -64,7 +64,8 @@ async function list (io, options) {
   const config = configOf(io)
   return withStorage(config, async (storage) => {
     const all = await storage.credentials.all()
-    const rows = all.map((c) => ({ key: c.key, scopes: c.scopes, createdAt: c.createdAt ? c.createdAt.toISOString() : null, bootstrap: c.key === config.adminUser }))
+    const iso = (date) => date ? date.toISOString() : null
+    const rows = all.map((c) => ({ key: c.key, scopes: c.scopes, createdAt: iso(c.createdAt), lastUsedAt: iso(c.lastUsedAt), bootstrap: c.key === config.adminUser }))
     if (options.json) {
       io.stdout.write(JSON.stringify(rows, null, 2) + '\n')
       return 0
@@ -73,8 +74,8 @@ async function list (io, options) {
       io.stdout.write('no credentials (every xAPI request gets 401): create one with "lrs credential create KEY"\n')
       return 0
     }
-    // The store keeps no time of last use: verifying a request writes nothing.
-    io.stdout.write(formatTable(['KEY', 'CREATED', 'SCOPES'], rows.map((r) => [r.key + (r.bootstrap ? ' (bootstrap)' : ''), r.createdAt || '-', r.scopes.join(',')])))
+    // LAST USED: to within a minute (credential-store.js)
+    io.stdout.write(formatTable(['KEY', 'CREATED', 'LAST USED', 'SCOPES'], rows.map((r) => [r.key + (r.bootstrap ? ' (bootstrap)' : ''), r.createdAt || '-', r.lastUsedAt || 'never', r.scopes.join(',')])))
     return 0
   })
 }

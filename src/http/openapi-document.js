@@ -251,8 +251,13 @@ function schemas () {
       additionalProperties: { type: 'string' }
     },
     Scope: { enum: [...KNOWN_SCOPES], description: 'xAPI Communication 4.2 scopes, and `admin` (this LRS\'s /admin API and /metrics, not included in `all`).' },
-    Credential: object({ key: { type: 'string' }, scopes: SCOPES, createdAt: { type: ['string', 'null'], format: 'date-time' }, bootstrap: { type: 'boolean', description: 'The credential of LRS_ADMIN_USER, managed by the configuration.' } },
-      ['key', 'scopes', 'createdAt', 'bootstrap']),
+    Credential: object({
+      key: { type: 'string' },
+      scopes: SCOPES,
+      createdAt: { type: ['string', 'null'], format: 'date-time' },
+      lastUsedAt: { type: ['string', 'null'], format: 'date-time', description: 'When a request last authenticated with it, to within a minute; null: never (or not since this LRS began keeping it).' },
+      bootstrap: { type: 'boolean', description: 'The credential of LRS_ADMIN_USER, managed by the configuration.' }
+    }, ['key', 'scopes', 'createdAt', 'lastUsedAt', 'bootstrap']),
     CredentialList: object({ credentials: { type: 'array', items: schema('Credential') } }, ['credentials']),
     NewCredential: object({ key: { type: 'string' }, secret: { type: 'string' }, scopes: SCOPES, createdAt: DATE_TIME }, ['key', 'secret', 'scopes', 'createdAt']),
     CredentialScopesResult: object({ key: { type: 'string' }, scopes: SCOPES }, ['key', 'scopes']),

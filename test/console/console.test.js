@@ -223,7 +223,10 @@ test('the console in a browser', { skip: browserSkip() }, async (t) => {
     const secret = await textOf(page, '#new-secret')
     await page.waitForSelector('tr[data-key="lms-1"]')
     assert.match(await textOf(page, 'tr[data-key="lms-1"] td:nth-child(2)'), /^statements\/write, statements\/read$|^statements\/read, statements\/write$/)
+    assert.equal(await textOf(page, 'tr[data-key="lms-1"] td:nth-child(4)'), 'never', 'last used: never')
     assert.equal((await lrs.client('/statements?limit=1', { auth: ['lms-1', secret] })).status, 200)
+    const lastUsed = async () => (await lrs.http('/admin/credentials')).json.credentials.find((c) => c.key === 'lms-1').lastUsedAt
+    assert.ok(await until(async () => (await lastUsed()) !== null), 'its use is recorded')
     await accessible()
     await screenshot(page, 'console-credentials')
 
@@ -232,6 +235,7 @@ test('the console in a browser', { skip: browserSkip() }, async (t) => {
     await page.click('tr[data-key="lms-1"] input[value="statements/read"]')
     await page.click('tr[data-key="lms-1"] button[type=submit]')
     await page.waitForFunction(() => document.querySelector('tr[data-key="lms-1"] td:nth-child(2)').textContent === 'statements/write')
+    assert.equal(await textOf(page, 'tr[data-key="lms-1"] td:nth-child(4)'), await lastUsed(), 'the list, reloaded, shows when it was used')
 
     await page.click('button[data-revoke="lms-1"]')
     assert.equal(await textOf(page, 'button[data-revoke="lms-1"]'), 'Confirm revoke', 'revoking asks once more')

@@ -86,15 +86,15 @@ test('create refuses a taken key without --force, and the bootstrap key always (
   assert.equal((await lrs.http('/admin/credentials')).status, 200) // admin still works with its own secret
 })
 
-test('list shows key, created time and scopes, never a secret or its hash', async () => {
+test('list shows key, created time, last use and scopes, never a secret or its hash', async () => {
   const lrs = await startLrs()
   assert.equal((await runLrs(['credential', 'create', 'reader', '--scopes', 'statements/read'], lrs.storeEnv, { input: SECRET })).code, 0)
   const list = await runLrs(['credential', 'list'], lrs.storeEnv, { env: { LRS_ADMIN_USER: ADMIN.user, LRS_ADMIN_PASSWORD: ADMIN.password } })
   assert.equal(list.code, 0, list.stderr)
   const lines = list.stdout.trim().split('\n')
-  assert.match(lines[0], /^KEY +CREATED +SCOPES$/)
-  assert.match(list.stdout, /^admin \(bootstrap\) +\d{4}-\d\d-\d\dT[\d:.]+Z +all,admin$/m)
-  assert.match(list.stdout, /^reader +\d{4}-\d\d-\d\dT[\d:.]+Z +statements\/read$/m)
+  assert.match(lines[0], /^KEY +CREATED +LAST USED +SCOPES$/)
+  assert.match(list.stdout, /^admin \(bootstrap\) +\d{4}-\d\d-\d\dT[\d:.]+Z +(never|\d{4}-\d\d-\d\dT[\d:.]+Z) +all,admin$/m)
+  assert.match(list.stdout, /^reader +\d{4}-\d\d-\d\dT[\d:.]+Z +never +statements\/read$/m)
   assert.ok(!list.stdout.includes('scrypt') && !list.stdout.includes(SECRET))
 })
 

@@ -8,7 +8,7 @@ const test = require('node:test')
 const assert = require('node:assert/strict')
 const { startLrs, ADMIN } = require('../helpers/lrs')
 const { statement } = require('../helpers/statements')
-const { timeUntil } = require('../helpers/wait')
+const { timeUntil, until } = require('../helpers/wait')
 
 test('a credential is created with its secret shown once, listed without it, and works for xAPI', async () => {
   const lrs = await startLrs()
@@ -21,13 +21,39 @@ test('a credential is created with its secret shown once, listed without it, and
   const list = await lrs.http('/admin/credentials')
   assert.equal(list.status, 200)
   const listed = list.json.credentials.find((c) => c.key === created.json.key)
-  assert.deepEqual(Object.keys(listed).sort(), ['bootstrap', 'createdAt', 'key', 'scopes'])
+  assert.deepEqual(Object.keys(listed).sort(), ['bootstrap', 'createdAt', 'key', 'lastUsedAt', 'scopes'])
+  assert.equal(listed.lastUsedAt, null, 'not used yet')
   assert.ok(!list.text.includes(created.json.secret) && !list.text.includes('scrypt'))
   assert.equal(list.json.credentials.find((c) => c.key === ADMIN.user).bootstrap, true)
 
   const auth = [created.json.key, created.json.secret]
   assert.equal((await lrs.client('/statements', { method: 'POST', body: statement(), auth })).status, 200)
   assert.equal((await lrs.client('/activities/state?activityId=http://example.com/a&agent={"mbox":"mailto:a@example.com"}&stateId=s', { auth })).status, 403)
+})
+
+test('a credential\'s last use is listed, written at its first request and not again within the minute; a key made again starts unused', async () => {
+  const lrs = await startLrs()
+  const auth = ['lms', 'a-long-enough-secret']
+  const make = async () => assert.equal((await lrs.http('/admin/credentials', { method: 'POST', body: { key: 'lms', secret: auth[1], scopes: ['all'] } })).status, 201)
+  const lastUsed = async () => (await lrs.http('/admin/credentials')).json.credentials.find((c) => c.key === 'lms').lastUsedAt
+  await make()
+  assert.equal(await lastUsed(), null)
+
+  const before = Date.now()
+  assert.equal((await lrs.client('/statements?limit=1', { auth })).status, 200)
+  const after = Date.now()
+  assert.ok(await until(async () => (await lastUsed()) !== null), 'the use is written (not waited for by the request)')
+  const used = Date.parse(await lastUsed())
+  assert.ok(used >= before && used <= after, `last used ${new Date(used).toISOString()} is the time of the request`)
+
+  // a later request within the minute writes nothing: the time stays
+  assert.equal((await lrs.client('/statements', { method: 'POST', body: statement(), auth })).status, 200)
+  await new Promise((resolve) => setTimeout(resolve, 300))
+  assert.equal(Date.parse(await lastUsed()), used)
+
+  assert.equal((await lrs.http('/admin/credentials/lms', { method: 'DELETE' })).status, 204)
+  await make()
+  assert.equal(await lastUsed(), null, 'a revoked key made again has not been used')
 })
 
 test('the admin API needs the admin scope, which `all` does not give', async () => {

@@ -1,6 +1,6 @@
 'use strict'
 
-// Credentials: { _id: key, secretHash, scopes, createdAt }, and a change
+// Credentials: { _id: key, secretHash, scopes, createdAt, lastUsedAt }, and a change
 // counter in settings that every worker polls (credential-store.js).
 
 const { insertManyReportingDuplicates } = require('./insert-many')
@@ -36,9 +36,14 @@ function credentialsRepository (db, { queryTimeoutMs }) {
       if (deletedCount) await changed()
       return deletedCount === 1
     },
+    // `at`: ms; an earlier time than the one kept leaves it. Not a change of
+    // the credential: the counter stays.
+    async recordUse (key, at) {
+      await col.updateOne({ _id: key }, { $max: { lastUsedAt: new Date(at) } })
+    },
     async all () {
       const rows = await col.find({}, { maxTimeMS: queryTimeoutMs }).sort({ _id: 1 }).toArray()
-      return rows.map((r) => ({ key: r._id, secretHash: r.secretHash, scopes: r.scopes || [], createdAt: r.createdAt || null }))
+      return rows.map((r) => ({ key: r._id, secretHash: r.secretHash, scopes: r.scopes || [], createdAt: r.createdAt || null, lastUsedAt: r.lastUsedAt || null }))
     },
     async changeMark () {
       const row = await settings.findOne({ _id: MARK }, { maxTimeMS: queryTimeoutMs })

@@ -150,7 +150,8 @@ CREATE TABLE IF NOT EXISTS credentials (
   key TEXT PRIMARY KEY,
   secret_hash TEXT NOT NULL,
   scopes TEXT NOT NULL,
-  created_at INTEGER NOT NULL
+  created_at INTEGER NOT NULL,
+  last_used INTEGER
 );
 
 CREATE TABLE IF NOT EXISTS forward_outbox (
@@ -259,6 +260,9 @@ function ensureSchema (db) {
   const columns = db.prepare('SELECT name FROM pragma_table_info(?)').pluck()
   if (!columns.all('documents').includes('agent')) db.exec('ALTER TABLE documents ADD COLUMN agent TEXT')
   if (!columns.all('statements').includes('stored_ms')) db.exec('ALTER TABLE statements ADD COLUMN stored_ms INTEGER')
+  // when the credential was last used, to within a minute (credential-store.js); NULL: never. A column an
+  // older LRS ignores, so no new version.
+  if (!columns.all('credentials').includes('last_used')) db.exec('ALTER TABLE credentials ADD COLUMN last_used INTEGER')
   db.exec(AFTER_COLUMNS)
   if (version === 1) hashAgentTerms(db)
   if (version > 0 && version < 6) countStatementsByHour(db)

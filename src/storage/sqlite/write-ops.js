@@ -445,6 +445,12 @@ function writeOps (db) {
       return changes === 1
     },
 
+    // Not a change of the credential (no credentialsChanged): workers need
+    // not read it again.
+    credentialUsed (key, at) {
+      db.prepare('UPDATE credentials SET last_used = max(coalesce(last_used, 0), ?) WHERE key = ?').run(at, key)
+    },
+
     credentialRemove (key) {
       const { changes } = db.prepare('DELETE FROM credentials WHERE key = ?').run(key)
       if (changes) credentialsChanged()

@@ -101,7 +101,7 @@ function row (c, all, reload) {
   })
   if (c.bootstrap) actions.append('managed by the configuration')
   else actions.append(edit, ' ', revoke)
-  return el('tr', { 'data-key': c.key }, el('td', {}, el('code', {}, c.key)), scopes, el('td', {}, c.createdAt || ''), actions)
+  return el('tr', { 'data-key': c.key }, el('td', {}, el('code', {}, c.key)), scopes, el('td', {}, c.createdAt || ''), el('td', {}, c.lastUsedAt || 'never'), actions)
 }
 
 export async function render (main) {
@@ -110,7 +110,7 @@ export async function render (main) {
   async function reload () {
     try {
       const { credentials } = await api('/admin/credentials')
-      show(list, table(['Key', 'Scopes', 'Created', ''], credentials.map((c) => row(c, all, reload)), `${credentials.length} credentials`))
+      show(list, table(['Key', 'Scopes', 'Created', 'Last used', ''], credentials.map((c) => row(c, all, reload)), `${credentials.length} credentials`))
     } catch (err) {
       show(list, errorText(err))
     }
