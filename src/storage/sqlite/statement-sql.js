@@ -16,11 +16,17 @@ function placeholders (n) {
 }
 
 // Whether the statement at `seqColumn` has one of the term ids `ids`: a
-// lookup in each term table (schema.js).
-function hasTerm (ids, seqColumn) {
+// lookup in each term table (schema.js), `first` first. A statement's
+// rows are all in one level but while a merge round moves them, so where
+// the row that drives the query was found (`first`) the others almost
+// always are: SQLite stops at the first lookup that finds one. The other
+// tables follow smallest first, which is the cheapest order for a term
+// the statement does not have (every table is looked in).
+function hasTerm (ids, seqColumn, first = null) {
+  const tables = first ? [first, ...TERM_TABLES.filter((table) => table !== first)] : TERM_TABLES
   return {
-    sql: '(' + TERM_TABLES.map((table) => `EXISTS (SELECT 1 FROM ${table} x WHERE x.term IN (${placeholders(ids.length)}) AND x.seq = ${seqColumn})`).join(' OR ') + ')',
-    params: TERM_TABLES.flatMap(() => ids)
+    sql: '(' + tables.map((table) => `EXISTS (SELECT 1 FROM ${table} x WHERE x.term IN (${placeholders(ids.length)}) AND x.seq = ${seqColumn})`).join(' OR ') + ')',
+    params: tables.flatMap(() => ids)
   }
 }
 
@@ -61,11 +67,11 @@ function statementSeqQuery (q, { termId, lastSeqAt, orSeqs = [], within = {} }) 
   // only, which SQLite makes before it reads the statement row, so a
   // statement's page is read only when it matches (a registration with
   // hundreds of statements and a verb few of them have reads only those).
-  const checks = (rest, seqColumn) => {
+  const checks = (rest, seqColumn, first) => {
     const sql = []
     const params = []
     for (const f of rest) {
-      const has = hasTerm(f.ids, seqColumn)
+      const has = hasTerm(f.ids, seqColumn, first)
       sql.push(has.sql)
       params.push(...has.params)
     }
@@ -88,7 +94,7 @@ function statementSeqQuery (q, { termId, lastSeqAt, orSeqs = [], within = {} }) 
       for (const term of driver.ids) {
         for (const table of TERM_TABLES) {
           const b = bounds('t.seq')
-          const c = checks(rest, 't.seq')
+          const c = checks(rest, 't.seq', table)
           arms.push({
             sql: `SELECT t.seq FROM ${table} t JOIN statements s ON s.seq = t.seq WHERE ${['t.term = ?', ...b.sql, ...c.sql].join(' AND ')}`,
             params: [term, ...b.params, ...c.params]
