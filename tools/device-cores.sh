@@ -9,6 +9,9 @@
 #   cp tools/device-cores.sh .devpkg/run.sh
 # then `run` with carry [".devpkg"] and the command:
 #   tar -xJf .devpkg/node.tar.xz -C /opt && tar -xJf .devpkg/tree.tar.xz -C /opt && bash .devpkg/run.sh
+# For the mongodb engine (FerretDB) in a call of its own: `strip` a copy of the FerretDB binary and
+# `xz -6` it into .devpkg/ferretdb.xz (unstripped, the pack passes the 64 MiB that travel), unpack it there,
+# set FERRETDB_BIN to it and run `node bench/run.js cores --engine ferretdb` (BENCH_ENGINE is not read).
 # About 6 minutes. Settings: FW, FS, FEED_BASE (writer-feed: `--root` feeds the older tree ids as this one,
 # `--strings` every term as its string), W, D, R, O (the sweep), GW, PW (`none`: skip that part),
 # and *_T time limits.
