@@ -96,6 +96,10 @@ test('list shows key, created time, last use and scopes, never a secret or its h
   assert.match(list.stdout, /^admin \(bootstrap\) +\d{4}-\d\d-\d\dT[\d:.]+Z +(never|\d{4}-\d\d-\d\dT[\d:.]+Z) +all,admin$/m)
   assert.match(list.stdout, /^reader +\d{4}-\d\d-\d\dT[\d:.]+Z +never +statements\/read$/m)
   assert.ok(!list.stdout.includes('scrypt') && !list.stdout.includes(SECRET))
+
+  assert.equal((await lrs.client('/statements?limit=1', { auth: ['reader', SECRET] })).status, 200)
+  const readerUsed = async () => JSON.parse((await runLrs(['credential', 'list', '--json'], lrs.storeEnv)).stdout).find((c) => c.key === 'reader').lastUsedAt
+  assert.ok(await until(async () => /^\d{4}-\d\d-\d\dT[\d:.]+Z$/.test((await readerUsed()) || '')), 'list --json shows when reader was used')
 })
 
 test('scopes and revoke reach the running LRS within its credential poll, and are logged', async () => {
