@@ -15,7 +15,7 @@
 //   documents    get, insert, replace, delete, list, deleteMany, eraseAgent,
 //                countAgent
 //   attachments  saveMany, findMany
-//   credentials  upsert, create, setScopes, remove, all, changeMark
+//   credentials  upsert, create, setScopes, remove, recordUse, all, changeMark
 //   outbox       lease, release, remove, deadLetter, listDeadLetters,
 //                replayDeadLetters, discardDeadLetters, stats (entries are written by storeBatch)
 //   settings     getOrCreate
