@@ -12,6 +12,7 @@ const { readStatementBody } = require('./statement-request-body')
 const statementParameters = require('./statement-parameters')
 const { renderStatements } = require('./read-statements')
 const { buildMultipart } = require('../../http/multipart')
+const { utf8Concat } = require('../../lib/utf8-concat')
 const { ref, schema, json, header, response, UUID } = require('../../http/openapi-parts')
 
 const JSON_TYPE = 'application/json; charset=utf-8'
@@ -143,8 +144,10 @@ function statementsRoutes ({ config, validator, statementWriter, statementReader
       const moreUrl = page.next
         ? await moreCursor.encode(req.baseUrl + '/statements', { query: parsed.query, next: page.next, format: parsed.format, attachments: parsed.attachments, consistentThrough })
         : ''
-      const text = `{"statements":[${renderStatements(page.rows, { format: parsed.format, acceptLanguage }).join(',')}],"more":${JSON.stringify(moreUrl)}}`
-      return send(res, text, page.rows, parsed.attachments)
+      const pieces = ['{"statements":[']
+      renderStatements(page.rows, { format: parsed.format, acceptLanguage }).forEach((text, i) => pieces.push(i ? ',' + text : text))
+      pieces.push(`],"more":${JSON.stringify(moreUrl)}}`)
+      return send(res, utf8Concat(pieces), page.rows, parsed.attachments)
     }
   }
 
@@ -165,8 +168,8 @@ function statementsRoutes ({ config, validator, statementWriter, statementReader
 
   // attachments=true: multipart/mixed, the statements first, then each
   // attachment the LRS holds (Communication 2.1.3).
-  async function send (res, text, rows, withAttachments) {
-    if (!withAttachments) return res.type(JSON_TYPE).end(text)
+  async function send (res, body, rows, withAttachments) {
+    if (!withAttachments) return res.type(JSON_TYPE).end(body)
     const sha2s = new Set()
     for (const r of rows) {
       const s = JSON.parse(r.body)
@@ -174,7 +177,7 @@ function statementsRoutes ({ config, validator, statementWriter, statementReader
     }
     const found = await attachments.findMany([...sha2s])
     const boundary = 'xapi-' + Math.random().toString(36).slice(2)
-    const parts = [{ headers: { 'Content-Type': 'application/json' }, body: text }]
+    const parts = [{ headers: { 'Content-Type': 'application/json' }, body }]
     for (const [sha2, a] of found) {
       parts.push({ headers: { 'Content-Type': a.contentType, 'Content-Transfer-Encoding': 'binary', 'X-Experience-API-Hash': sha2 }, body: a.body })
     }
