@@ -15,6 +15,7 @@ const { statement } = require('../helpers/statements')
 const { databaseFile } = require('../../src/storage/sqlite/open')
 
 const q = (value) => encodeURIComponent(JSON.stringify(value))
+const ATTEMPTED = { id: 'http://adlnet.gov/expapi/verbs/attempted', display: { 'en-US': 'attempted' } }
 
 async function allIds (lrs, query) {
   const ids = []
@@ -43,14 +44,17 @@ test('statements stay findable, unique and voidable across index merges by two w
   const levels = ['middle', 'level2', 'level3', 'statement']
   const held = new Set()
   for (let i = 0; i < 50; i++) {
-    const batch = Array.from({ length: 4 }, (_, k) => statement({ id: crypto.randomUUID(), ...(k % 2 ? { actor: learner } : {}), context: { registration } }))
+    const batch = Array.from({ length: 4 }, (_, k) => statement({ id: crypto.randomUUID(), ...(k % 2 ? { actor: learner } : {}), ...((i + k) % 3 ? {} : { verb: ATTEMPTED }), context: { registration } }))
     const res = await (i % 2 ? b : a).client('/statements', { method: 'POST', body: batch })
     assert.equal(res.status, 200)
     posted.push(...batch)
     for (const level of levels) if (count(`${level}_ids`) && count(`${level}_terms`)) held.add(level)
   }
+  // every term row, wherever merges took it, carries its statement's verb (schema.js, VERB_IN_TERM_ROWS)
+  const withoutVerb = ['recent', ...levels].reduce((n, level) => n + file.prepare(`SELECT count(*) FROM ${level}_terms WHERE verb IS NULL`).pluck().get(), 0)
   file.close()
   assert.deepEqual(levels.filter((level) => !held.has(level)), [], 'every level held ids and term rows')
+  assert.equal(withoutVerb, 0, 'term rows without their verb')
 
   // by id, on either worker; a taken id with another statement is a conflict
   for (const s of posted) assert.equal((await b.client(`/statements?statementId=${s.id}`)).json.id, s.id)
@@ -63,6 +67,10 @@ test('statements stay findable, unique and voidable across index merges by two w
   const his = posted.filter((s) => s.actor === learner).map((s) => s.id).reverse()
   assert.deepEqual(await allIds(b, `agent=${q(learner)}`), his)
   assert.deepEqual(await allIds(a, `agent=${q(learner)}&registration=${registration}&ascending=true`), [...his].reverse())
+  // a verb checked on the rows of another filter, in every level
+  const attempted = (s) => s.verb.id === ATTEMPTED.id
+  assert.deepEqual(await allIds(b, `agent=${q(learner)}&verb=${encodeURIComponent(ATTEMPTED.id)}`), posted.filter((s) => s.actor === learner && attempted(s)).map((s) => s.id).reverse())
+  assert.deepEqual(await allIds(a, `registration=${registration}&verb=${encodeURIComponent(statement().verb.id)}`), posted.filter((s) => !attempted(s)).map((s) => s.id).reverse())
 
   // voiding a merged statement, then erasure of the learner
   const voiding = statement({ verb: { id: 'http://adlnet.gov/expapi/verbs/voided' }, object: { objectType: 'StatementRef', id: posted[1].id } })

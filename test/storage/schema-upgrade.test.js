@@ -138,13 +138,19 @@ test('a store written by schema 6 opens, is upgraded in place and answers as bef
 
   // taken ids are still taken; new statements are stored and found with the old
   assert.equal((await lrs.client('/statements', { method: 'POST', body: { ...kept[0], verb: { id: 'http://example.com/other' } } })).status, 409)
-  const added = statement({ id: crypto.randomUUID(), actor })
+  const added = statement({ id: crypto.randomUUID(), actor, verb: kept.find((s) => s.actor.mbox === actor.mbox).verb })
   assert.equal((await lrs.client('/statements', { method: 'POST', body: added })).status, 200)
   assert.deepEqual((await ids(`agent=${q(actor)}`))[0], added.id)
+  // a verb checked on the agent's rows: the new row carries it, the old rows (NULL) are looked up as before
+  const sameVerb = (s) => s.actor.mbox === actor.mbox && s.verb.id === added.verb.id
+  assert.deepEqual(await ids(`agent=${q(actor)}&verb=${encodeURIComponent(added.verb.id)}`), [added.id, ...expected(sameVerb)])
+  assert.ok(expected(sameVerb).length > 0, 'the fixture has old statements of that agent and verb')
   await lrs.close({ graceMs: 0 })
 
   const db = new Database(databaseFile(dataDir), { readonly: true })
   assert.equal(db.pragma('user_version', { simple: true }), 7)
+  const verbs = db.prepare('SELECT verb IS NULL AS unknown, count(*) AS n FROM recent_terms GROUP BY 1 ORDER BY 1').all()
+  assert.deepEqual(verbs.map((v) => v.unknown), [0, 1], 'new rows carry their verb, rows of before have none')
   const kinds = db.prepare('SELECT typeof(body) AS kind, count(*) AS n FROM statements GROUP BY 1 ORDER BY 1').all()
   assert.deepEqual(kinds, [{ kind: 'blob', n: 1 }, { kind: 'text', n: fixture.statements.length + 1 }])
   db.close()

@@ -67,10 +67,19 @@ function statementSeqQuery (q, { termId, lastSeqAt, orSeqs = [], within = {} }) 
   // only, which SQLite makes before it reads the statement row, so a
   // statement's page is read only when it matches (a registration with
   // hundreds of statements and a verb few of them have reads only those).
+  // `first`: the term table of the driving row `t`, which carries its
+  // statement's verb (schema.js, VERB_IN_TERM_ROWS; NULL when not known):
+  // that check comes first, as SQLite makes them in order.
   const checks = (rest, seqColumn, first) => {
     const sql = []
     const params = []
-    for (const f of rest) {
+    const onRow = first ? rest.filter((f) => f.name === 'verb') : []
+    for (const f of onRow) {
+      const has = hasTerm(f.ids, seqColumn, first)
+      sql.push(`(t.verb = ? OR (t.verb IS NULL AND ${has.sql}))`)
+      params.push(f.ids[0], ...has.params)
+    }
+    for (const f of rest.filter((f) => !onRow.includes(f))) {
       const has = hasTerm(f.ids, seqColumn, first)
       sql.push(has.sql)
       params.push(...has.params)

@@ -143,7 +143,7 @@ function writeOps (db) {
   // them first, so that it sees every row (restamp moves them, erasure
   // removes them), but for those in LEAVES_PENDING, which touch neither
   // them nor the counters.
-  let pending = { terms: [], seqs: [] }
+  let pending = { terms: [], seqs: [], verbs: [] }
   const counts = counters(db)
 
   function nextSeq (storedMs) {
@@ -154,13 +154,22 @@ function writeOps (db) {
   // sorted as numbers, the term and the rank of the seq packed into one
   // double, rather than as [term, seq] pairs with a comparator: measured,
   // 1.6 against 9 ms per 1,000 statements, a tenth of the writer's time.
-  function insertTermRows ({ terms, seqs }) {
-    const rows = sortedRows(terms, seqs)
-    for (let i = 0; i < rows.length; i += 2 * PAIRS_PER_INSERT) {
-      const params = rows.slice(i, i + 2 * PAIRS_PER_INSERT)
+  // Each row carries its statement's verb (schema.js, the term tables).
+  function insertTermRows ({ terms, seqs, verbs }) {
+    const pairs = sortedRows(terms, seqs)
+    const verbOf = new Map()
+    for (let i = 0; i < seqs.length; i++) verbOf.set(seqs[i], verbs[i])
+    for (let i = 0; i < pairs.length; i += 2 * PAIRS_PER_INSERT) {
+      const end = Math.min(pairs.length, i + 2 * PAIRS_PER_INSERT)
+      const params = new Array(((end - i) / 2) * 3)
+      for (let k = i, j = 0; k < end; k += 2, j += 3) {
+        params[j] = pairs[k]
+        params[j + 1] = pairs[k + 1]
+        params[j + 2] = verbOf.get(pairs[k + 1])
+      }
       let insert = pairInserts.get(params.length)
       if (!insert) {
-        insert = db.prepare('INSERT OR IGNORE INTO recent_terms (term, seq) VALUES ' + new Array(params.length / 2).fill('(?, ?)').join(', '))
+        insert = db.prepare('INSERT OR IGNORE INTO recent_terms (term, seq, verb) VALUES ' + new Array(params.length / 3).fill('(?, ?, ?)').join(', '))
         pairInserts.set(params.length, insert)
       }
       insert.run(params)
@@ -228,7 +237,7 @@ function writeOps (db) {
   }
 
   // Inserts one statement, whose id is not taken, at `seq` with its outbox
-  // entries, adding its (term, seq) rows to `pairs` ({ terms, seqs }).
+  // entries, adding its (term, seq) rows to `pairs` ({ terms, seqs, verbs }).
   // `id`: its id as stored. `storedMs`: its stored time when `seq` is not
   // in that millisecond. (term_ids is JSON of whole numbers: joined.)
   function insertRecord (r, t, seq, { id, forwardTo, now, pairs, storedMs = null }) {
@@ -240,6 +249,7 @@ function writeOps (db) {
     for (const term of t.all) {
       pairs.terms.push(term)
       pairs.seqs.push(seq)
+      pairs.verbs.push(t.verb)
     }
     for (const upstream of forwardTo) insertOutbox.run(upstream, id, now)
   }
@@ -320,7 +330,7 @@ function writeOps (db) {
     insertStored (records, { forwardTo }) {
       const slot = db.prepare('SELECT max(seq) FROM statements WHERE seq BETWEEN ? AND ?').pluck()
       const existing = new Set()
-      const pairs = { terms: [], seqs: [] }
+      const pairs = { terms: [], seqs: [], verbs: [] }
       const now = Date.now()
       counts.clear()
       for (const r of records) {
@@ -530,7 +540,7 @@ function writeOps (db) {
       newest: db.prepare(`SELECT max(seq) FROM ${from.ids}`).pluck(),
       termAfter: db.prepare(`SELECT term, seq FROM ${from.terms} WHERE (term, seq) > (?, ?) ORDER BY term, seq LIMIT 1 OFFSET ?`).raw(),
       idAfter: db.prepare(`SELECT id FROM ${from.ids} WHERE id > ? ORDER BY id LIMIT 1 OFFSET ?`).pluck(),
-      moveTerms: db.prepare(`INSERT INTO ${to.terms} (term, seq) SELECT term, seq FROM ${from.terms}
+      moveTerms: db.prepare(`INSERT INTO ${to.terms} (term, seq, verb) SELECT term, seq, verb FROM ${from.terms}
         WHERE (term, seq) > (?, ?) AND (term, seq) <= (?, ?) AND seq <= ? ORDER BY term, seq`),
       dropTerms: db.prepare(`DELETE FROM ${from.terms} WHERE (term, seq) > (?, ?) AND (term, seq) <= (?, ?) AND seq <= ?`),
       moveIds: db.prepare(`INSERT INTO ${to.ids} (id, seq) SELECT id, seq FROM ${from.ids} WHERE id > ? AND id <= ? AND seq <= ? ORDER BY id`),
@@ -579,7 +589,7 @@ function writeOps (db) {
     counts.flushKept()
     if (!pending.terms.length) return
     insertTermRows(pending)
-    pending = { terms: [], seqs: [] }
+    pending = { terms: [], seqs: [], verbs: [] }
   }
   for (const name of Object.keys(ops)) {
     if (LEAVES_PENDING.has(name)) continue
@@ -600,12 +610,13 @@ function writeOps (db) {
     dropFrom (at) {
       pending.terms.length = at.rows
       pending.seqs.length = at.rows
+      pending.verbs.length = at.rows
       terms.dropFrom(at.terms)
     },
     beforeCommit: insertPending,
     commit: terms.commit,
     rollback () {
-      pending = { terms: [], seqs: [] }
+      pending = { terms: [], seqs: [], verbs: [] }
       counts.dropKept()
       terms.rollback()
     }
