@@ -154,3 +154,13 @@ test('plot axes are fitted to the data, not to a round number far beyond it', ()
   const bars = fitAxes({ data: { values: [{ way: 'a', rate: 900 }] }, mark: 'bar', encoding: { x: { field: 'way', type: 'nominal' }, y: { field: 'rate', type: 'quantitative' } } })
   assert.equal(bars.encoding.y.scale, undefined)
 })
+
+test('percentiles are nearest rank: of 100 timings P99 is the 99th, not the largest', () => {
+  const { percentile } = require('../../bench/report')
+  const timings = Array.from({ length: 100 }, (_, i) => 100 - i) // 100 .. 1, unsorted order
+  assert.equal(percentile(timings, 99), 99)
+  assert.equal(percentile(timings, 50), 50)
+  assert.equal(percentile(timings, 100), 100)
+  assert.equal(percentile([7], 99), 7)
+  assert.equal(percentile([], 99), null)
+})
