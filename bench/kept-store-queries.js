@@ -36,8 +36,7 @@ async function run (root, store, { queries, rate }) {
     for (const [name, shape] of Object.entries(SHAPES)) {
       shapes[name] = { pages100: await timeShape(lrs.url, shape, '', { queries }), pages2: await timeShape(lrs.url, shape, '&limit=2', { queries }) }
     }
-    ingest.stop()
-    await ingest
+    await ingest.stop()
     return shapes
   } finally {
     await lrs.stop()

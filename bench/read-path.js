@@ -50,8 +50,7 @@ async function main () {
         small[name] = await timeShape(lrs.url, shape, '&limit=2', { queries: QUERIES })
         process.stdout.write(`${String(size).padStart(8)} statements  ${name.padEnd(46)} P50 ${String(shapes[name].p50Ms).padStart(6)} ms  P99 ${String(shapes[name].p99Ms).padStart(6)} ms  (${shapes[name].rowsPerQuery.toFixed(0)} rows)   limit 2: P50 ${String(small[name].p50Ms).padStart(6)} ms  P99 ${String(small[name].p99Ms).padStart(6)} ms\n`)
       }
-      ingest.stop()
-      const done = await ingest
+      const done = await ingest.stop()
       results.push({ size, loadRatePerSec: Math.round(loadRate), ingestDuringQueries: { statementsPerSec: Math.round((done['2xx'] * INGEST_BATCH) / done.duration), non2xx: done.non2xx, p99Ms: done.latency.p99 }, shapes, limit2: small })
     }
   } finally {

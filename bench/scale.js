@@ -109,8 +109,7 @@ async function timeQueries (url, { queries, rate }) {
     shapes[name] = await timeShape(url, shape, '', { queries })
     small[name] = await timeShape(url, shape, '&limit=2', { queries })
   }
-  ingest.stop()
-  await ingest
+  await ingest.stop()
   return { shapes, small }
 }
 
