@@ -16,28 +16,20 @@
 const path = require('node:path')
 const os = require('node:os')
 const { parseArgs } = require('node:util')
-const { SHAPES, timeShape, backgroundIngest, AUTH } = require('./statement-queries')
-const { scormStatement } = require('./statement-generator')
+const { SHAPES, timeQueries } = require('./statement-queries')
 const { median, saveResult } = require('./report')
 
 const ROOT = path.join(__dirname, '..')
 
 // One run: the LRS of `root` (its own bench/lrs-process.js, so its own
-// ecosystem.config.js) on the store, the shapes timed under ingest.
+// ecosystem.config.js) on the store, the shapes timed under ingest as the
+// scale scenario times them.
 async function run (root, store, { queries, rate }) {
   const { startLrs } = require(path.join(root, 'bench/lrs-process'))
   const lrs = await startLrs({ store: { lrsEnv: { MONGODB_URI: '', LRS_DATA_DIR: store } } })
   try {
-    const ingest = backgroundIngest(lrs.url, { rate })
-    const headers = { Authorization: AUTH, 'X-Experience-API-Version': '1.0.3' }
-    // as the scale scenario: every shape a few times first, not counted
-    for (const shape of Object.values(SHAPES)) for (let w = 0; w < 4; w++) await fetch(`${lrs.url}/xapi/statements?${shape(scormStatement(w))}`, { headers }).then((r) => r.arrayBuffer())
-    const shapes = {}
-    for (const [name, shape] of Object.entries(SHAPES)) {
-      shapes[name] = { pages100: await timeShape(lrs.url, shape, '', { queries }), pages2: await timeShape(lrs.url, shape, '&limit=2', { queries }) }
-    }
-    await ingest.stop()
-    return shapes
+    const { shapes, small } = await timeQueries(lrs.url, { queries, rate })
+    return Object.fromEntries(Object.keys(shapes).map((name) => [name, { pages100: shapes[name], pages2: small[name] }]))
   } finally {
     await lrs.stop()
   }

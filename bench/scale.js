@@ -24,7 +24,7 @@ const { startLrs } = require('./lrs-process')
 const { startStore } = require('./store')
 const { writeExportFile } = require('./export-file')
 const { percentile } = require('./report')
-const { SHAPES, timeShape, backgroundIngest, AUTH } = require('./statement-queries')
+const { timeQueries, AUTH } = require('./statement-queries')
 
 const BATCH = 20
 const CONNECTIONS = 10
@@ -91,26 +91,6 @@ async function throughImport (store, file) {
   const m = out.match(/(\d+) statements in ([\d.]+) s/)
   if (!m) throw new Error(`import printed no rate: ${out.slice(-2000)}`)
   return { statementsPerSec: Number(m[1]) / Number(m[2]), importPeakRssMiB: Math.round(peakKiB / 1024) }
-}
-
-// Every shape, `queries` times each, under background ingest at `rate`:
-// pages of 100 (the server's page size: what clients see), and pages of 2,
-// the same number of rows at every size (a learner or a registration has
-// ten times the statements at 10 M as at 1 M, so a page of 100 holds more
-// of them, and the growth of the page hides the query's own).
-async function timeQueries (url, { queries, rate }) {
-  const ingest = backgroundIngest(url, { rate })
-  const headers = { Authorization: AUTH, 'X-Experience-API-Version': '1.0.3' }
-  // warm-up, not counted: every shape a few times (each worker)
-  for (const shape of Object.values(SHAPES)) for (let w = 0; w < 4; w++) await fetch(`${url}/xapi/statements?${shape(scormStatement(w))}`, { headers }).then((r) => r.arrayBuffer())
-  const shapes = {}
-  const small = {}
-  for (const [name, shape] of Object.entries(SHAPES)) {
-    shapes[name] = await timeShape(url, shape, '', { queries })
-    small[name] = await timeShape(url, shape, '&limit=2', { queries })
-  }
-  await ingest.stop()
-  return { shapes, small }
 }
 
 // Returns the steps: { statements, fill, statementsPerSec, writeP50Ms,

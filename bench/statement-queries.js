@@ -3,7 +3,7 @@
 // GET /statements as clients query it: the query shapes, each from a random
 // statement of the generator's population, timed over HTTP; and the
 // background ingest they are timed under (open loop, batches of 20).
-// read-path.js and the scale scenario (scale.js) use them.
+// read-path.js, the scale scenario (scale.js) and kept-store-queries.js use them.
 
 const { fork } = require('node:child_process')
 const autocannon = require('autocannon')
@@ -85,6 +85,26 @@ function ingestAt (url, rate) {
 }
 
 
+// Every shape, `queries` times each, under background ingest at `rate`:
+// pages of 100 (the server's page size: what clients see), and pages of 2,
+// the same number of rows at every size (a learner or a registration has
+// ten times the statements at 10 M as at 1 M, so a page of 100 holds more
+// of them, and the growth of the page hides the query's own).
+async function timeQueries (url, { queries, rate }) {
+  const ingest = backgroundIngest(url, { rate })
+  const headers = { Authorization: AUTH, 'X-Experience-API-Version': '1.0.3' }
+  // warm-up, not counted: every shape a few times (each worker)
+  for (const shape of Object.values(SHAPES)) for (let w = 0; w < 4; w++) await fetch(`${url}/xapi/statements?${shape(scormStatement(w))}`, { headers }).then((r) => r.arrayBuffer())
+  const shapes = {}
+  const small = {}
+  for (const [name, shape] of Object.entries(SHAPES)) {
+    shapes[name] = await timeShape(url, shape, '', { queries })
+    small[name] = await timeShape(url, shape, '&limit=2', { queries })
+  }
+  await ingest.stop()
+  return { shapes, small }
+}
+
 if (require.main === module && process.argv[2] === '--ingest') {
   const run = ingestAt(process.argv[3], Number(process.argv[4]))
   process.once('message', async () => {
@@ -95,4 +115,4 @@ if (require.main === module && process.argv[2] === '--ingest') {
   process.on('disconnect', () => process.exit(0)) // the timing process is gone
 }
 
-module.exports = { SHAPES, timeShape, backgroundIngest, INGEST_BATCH, AUTH }
+module.exports = { SHAPES, timeShape, timeQueries, backgroundIngest, INGEST_BATCH, AUTH }
