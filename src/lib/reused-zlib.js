@@ -38,9 +38,11 @@ function reusedZlib (create, once, options) {
     return s
   }
 
+  const theUsualWay = (input, offset) => once(offset ? input.subarray(offset) : input, options)
+
   return function run (input, offset = 0) {
     if (stream === null) stream = open() || false
-    if (!stream) return once(offset ? input.subarray(offset) : input, options)
+    if (!stream) return theUsualWay(input, offset)
     let outputLeft
     try {
       stream._handle.writeSync(zlib.constants.Z_FINISH, input, offset, input.length - offset, output, 0, OUTPUT_BYTES)
@@ -52,7 +54,7 @@ function reusedZlib (create, once, options) {
       throw err
     }
     // Output buffer full: maybe more to come, so from the start, the usual way.
-    if (outputLeft === 0) return once(offset ? input.subarray(offset) : input, options)
+    if (outputLeft === 0) return theUsualWay(input, offset)
     return output.subarray(0, OUTPUT_BYTES - outputLeft)
   }
 }

@@ -43,6 +43,10 @@ function sortedRows (terms, seqs) {
   return rows
 }
 
+// (term, seq) rows to insert, one entry of each array per row; `verbs`:
+// the verb of the row's statement (insertTermRows).
+const noRows = () => ({ terms: [], seqs: [], verbs: [] })
+
 const COUNTED = new Set(COUNTED_KINDS) // schema.js, hourly_terms
 const TERM_KEY_SPAN = 2 ** 32
 
@@ -143,7 +147,7 @@ function writeOps (db) {
   // them first, so that it sees every row (restamp moves them, erasure
   // removes them), but for those in LEAVES_PENDING, which touch neither
   // them nor the counters.
-  let pending = { terms: [], seqs: [], verbs: [] }
+  let pending = noRows()
   const counts = counters(db)
 
   function nextSeq (storedMs) {
@@ -330,7 +334,7 @@ function writeOps (db) {
     insertStored (records, { forwardTo }) {
       const slot = db.prepare('SELECT max(seq) FROM statements WHERE seq BETWEEN ? AND ?').pluck()
       const existing = new Set()
-      const pairs = { terms: [], seqs: [], verbs: [] }
+      const pairs = noRows()
       const now = Date.now()
       counts.clear()
       for (const r of records) {
@@ -589,7 +593,7 @@ function writeOps (db) {
     counts.flushKept()
     if (!pending.terms.length) return
     insertTermRows(pending)
-    pending = { terms: [], seqs: [], verbs: [] }
+    pending = noRows()
   }
   for (const name of Object.keys(ops)) {
     if (LEAVES_PENDING.has(name)) continue
@@ -616,7 +620,7 @@ function writeOps (db) {
     beforeCommit: insertPending,
     commit: terms.commit,
     rollback () {
-      pending = { terms: [], seqs: [], verbs: [] }
+      pending = noRows()
       counts.dropKept()
       terms.rollback()
     }
