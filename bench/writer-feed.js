@@ -50,10 +50,11 @@ function recordPool () {
   }
   let next = 0
   // as a worker sends it (statements.js, forWriter): the terms the writer
-  // gave it ids for as their ids
+  // gave it ids for as their ids, and an id it made (the bench's
+  // statements have none)
   return (known) => {
     const r = records[next++ % POOL]
-    return { ...r, id: crypto.randomUUID(), terms: { registration: r.terms.registration !== null, all: r.terms.all.map((t) => known.get(t) || t) } }
+    return { ...r, id: crypto.randomUUID(), newId: true, terms: { registration: r.terms.registration !== null, all: r.terms.all.map((t) => known.get(t) || t) } }
   }
 }
 

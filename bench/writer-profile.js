@@ -10,6 +10,8 @@
 //
 //   node bench/writer-profile.js [--n 200000] [--batch 20] [--in-flight 50] [--root <checkout>]
 //   node --cpu-prof --cpu-prof-dir=/tmp/prof bench/writer-profile.js   (one profile per thread)
+//   node bench/writer-profile.js --store <LRS_DATA_DIR>   (adds N statements to a kept store:
+//                                   the writer's cost at its size; bytes on disk not reported)
 //
 // --root measures another checkout's engine with this same harness (an
 // older commit, for before and after).
@@ -25,7 +27,8 @@ const { values: args } = parseArgs({
     n: { type: 'string', default: '200000' },
     batch: { type: 'string', default: '20' },
     'in-flight': { type: 'string', default: '50' },
-    root: { type: 'string', default: path.join(__dirname, '..') }
+    root: { type: 'string', default: path.join(__dirname, '..') },
+    store: { type: 'string' }
   }
 })
 const N = Number(args.n)
@@ -64,13 +67,23 @@ function pool () {
   return function record () {
     const r = records[next++ % POOL]
     const id = crypto.randomUUID()
-    return { ...r, id, body: r.body.replace(placeholder, id) }
+    return { ...r, id, newId: true, body: r.body.replace(placeholder, id) } // an id the LRS made, as for the bench's statements
   }
 }
 
 // bytes this process handed to write() (the WAL, checkpoints), all threads
 function writtenBytes () {
   return Number(/wchar: (\d+)/.exec(fs.readFileSync('/proc/self/io', 'utf8'))[1])
+}
+
+// the bytes of a new store once its WAL is checkpointed; it is removed
+function storeBytes (dir) {
+  const db = new (require(path.join(root, 'node_modules/better-sqlite3')))(path.join(dir, 'lrs.sqlite'))
+  db.pragma('wal_checkpoint(TRUNCATE)')
+  db.close()
+  const bytes = duBytes(dir)
+  fs.rmSync(dir, { recursive: true, force: true })
+  return bytes
 }
 
 function duBytes (dir) {
@@ -81,7 +94,7 @@ function duBytes (dir) {
 
 async function main () {
   const record = pool()
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lrs-writer-profile-'))
+  const dir = args.store ? path.resolve(args.store) : fs.mkdtempSync(path.join(os.tmpdir(), 'lrs-writer-profile-'))
   const before = threadIds()
   const storage = openStorage(loadConfig({ MONGODB_URI: '', LRS_DATA_DIR: dir, LRS_LOG_LEVEL: 'warn' }), createLogger({ logLevel: 'warn' }))
   await storage.ready
@@ -108,11 +121,7 @@ async function main () {
   const processCpu = process.cpuUsage(processBefore)
   const written = writtenBytes() - writtenBefore
   await storage.close()
-  const db = new (require(path.join(root, 'node_modules/better-sqlite3')))(path.join(dir, 'lrs.sqlite'))
-  db.pragma('wal_checkpoint(TRUNCATE)')
-  db.close()
-  const bytes = duBytes(dir)
-  fs.rmSync(dir, { recursive: true, force: true })
+  const bytes = args.store ? null : storeBytes(dir)
   const out = {
     root: path.relative(process.cwd(), root) || '.',
     statements: N,
@@ -121,7 +130,7 @@ async function main () {
     statementsPerSec: Math.round(N / seconds),
     writerCpuMicrosPerStatement: +(writerCpu / N * 1e6).toFixed(1),
     processCpuMicrosPerStatement: +((processCpu.user + processCpu.system) / N).toFixed(1),
-    bytesPerStatement: Math.round(bytes / N),
+    bytesPerStatement: bytes === null ? null : Math.round(bytes / N),
     writtenBytesPerStatement: Math.round(written / N),
     loadAverage: os.loadavg()[0].toFixed(2)
   }

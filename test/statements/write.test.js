@@ -56,6 +56,18 @@ test('storing statements', async (t) => {
     assert.equal(got.json.verb.id, 'http://adlnet.gov/expapi/verbs/completed')
   })
 
+  // The store does not look up an id the LRS has just made (a random
+  // UUID); it must still find it for the next write that names it.
+  await t.test('an id the LRS made is taken: a later PUT with it and other content is 409, with the same content 204', async () => {
+    const s = statement()
+    const [id] = (await xapi('/statements', { method: 'POST', body: s })).json
+    const other = await xapi(`/statements?statementId=${id}`, { method: 'PUT', body: statement() })
+    assert.equal(other.status, 409, other.text)
+    const same = await xapi(`/statements?statementId=${id}`, { method: 'PUT', body: s })
+    assert.equal(same.status, 204, same.text)
+    assert.equal(await count([id]), 1)
+  })
+
   await t.test('a batch with a conflicting statement is 409 and stores none of its other statements', async () => {
     const id = crypto.randomUUID()
     await xapi(`/statements?statementId=${id}`, { method: 'PUT', body: statement() })

@@ -77,6 +77,11 @@ function toRecord (statement, { authority, xapiVersion, authorityJson = JSON.str
   // body), which keeps batch data out of the old generation.
   return {
     id,
+    // An id made here, a random UUID (122 random bits), is stored nowhere:
+    // the store need not look for it. At 10 M statements looking up an id
+    // in every index level cost the SQLite writer about 17 of its 83 us
+    // per statement (random pages of the largest levels).
+    newId: statement.id === undefined,
     xapiVersion,
     body,
     timestampFromStored: statement.timestamp === undefined,

@@ -43,7 +43,7 @@ const WINDOW_POSTINGS = 2000
 function forWriter (r, known, storedMs) {
   const { registration, all } = termsOf(r)
   const terms = { registration: registration !== null, all: all.map((term) => known.get(term) || term) }
-  return { id: r.id, body: packBody(r.body), voiding: r.voiding, ref: r.ref, timestampFromStored: r.timestampFromStored, attachments: r.attachments, terms, storedMs }
+  return { id: r.id, newId: r.newId === true, body: packBody(r.body), voiding: r.voiding, ref: r.ref, timestampFromStored: r.timestampFromStored, attachments: r.attachments, terms, storedMs }
 }
 
 function toRow (r) {

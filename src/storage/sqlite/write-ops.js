@@ -191,12 +191,13 @@ function writeOps (db) {
   }
 
   // The ids of `records` stored already or earlier in `records`, in order
-  // (`blobs`: their ids as stored).
+  // (`blobs`: their ids as stored). An id the LRS has just made (`newId`)
+  // is not looked up.
   function takenIds (records, blobs) {
     const seen = new Set()
     const taken = []
     records.forEach((r, i) => {
-      if (seen.has(r.id) || seqOfId.get({ id: blobs[i] }) !== undefined) taken.push(r.id)
+      if (seen.has(r.id) || (!r.newId && seqOfId.get({ id: blobs[i] }) !== undefined)) taken.push(r.id)
       seen.add(r.id)
     })
     return taken
