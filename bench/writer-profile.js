@@ -10,6 +10,9 @@
 //
 //   node bench/writer-profile.js [--n 200000] [--batch 20] [--in-flight 50] [--root <checkout>]
 //   node --cpu-prof --cpu-prof-dir=/tmp/prof bench/writer-profile.js   (one profile per thread)
+//   node bench/writer-profile.js --client-ids   (statements sent with their ids: each is looked up)
+//   node bench/writer-profile.js --idle 30   (the writer left idle that many seconds first: on a
+//                                   large kept store, it reads the stored ids meanwhile, id-filter.js)
 //   node bench/writer-profile.js --store <LRS_DATA_DIR>   (adds N statements to a kept store:
 //                                   the writer's cost at its size; bytes on disk not reported)
 //
@@ -28,7 +31,9 @@ const { values: args } = parseArgs({
     batch: { type: 'string', default: '20' },
     'in-flight': { type: 'string', default: '50' },
     root: { type: 'string', default: path.join(__dirname, '..') },
-    store: { type: 'string' }
+    store: { type: 'string' },
+    'client-ids': { type: 'boolean', default: false },
+    idle: { type: 'string', default: '0' }
   }
 })
 const N = Number(args.n)
@@ -67,7 +72,7 @@ function pool () {
   return function record () {
     const r = records[next++ % POOL]
     const id = crypto.randomUUID()
-    return { ...r, id, newId: true, body: r.body.replace(placeholder, id) } // an id the LRS made, as for the bench's statements
+    return { ...r, id, newId: !args['client-ids'], body: r.body.replace(placeholder, id) } // an id the LRS made, as for the bench's statements, or (--client-ids) one a client sent
   }
 }
 
@@ -98,6 +103,7 @@ async function main () {
   const before = threadIds()
   const storage = openStorage(loadConfig({ MONGODB_URI: '', LRS_DATA_DIR: dir, LRS_LOG_LEVEL: 'warn' }), createLogger({ logLevel: 'warn' }))
   await storage.ready
+  await new Promise((resolve) => setTimeout(resolve, Number(args.idle) * 1000))
   // the writer: the thread that started with the store (libuv's pool
   // threads may start too; the writer is the one that works)
   const started = [...threadIds()].filter((tid) => !before.has(tid))

@@ -5,6 +5,7 @@
 // results are plain values (they cross threads).
 
 const { termWriter } = require('./terms')
+const { idFilter } = require('./id-filter')
 const { idToBlob, blobToId } = require('./ids')
 const { firstSeqOf, lastSeqOf, storedMsOf } = require('./seq')
 const { LEVELS, TERM_TABLES, ID_TABLES, SEQ_OF_ID, HOUR_MS, COUNTED_KINDS } = require('./schema')
@@ -136,6 +137,9 @@ function writeOps (db) {
     (seq, id, voiding, ts, verb, registration, authority, ref, term_ids, attachments, body, stored_ms)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
   const seqOfId = db.prepare(SEQ_OF_ID).pluck()
+  const storedIds = idFilter(db)
+  // the seq of the statement with `id` (as stored), or undefined
+  const seqOf = (id) => storedIds.mayHave(id) ? seqOfId.get({ id }) : undefined
   const insertId = db.prepare('INSERT INTO recent_ids (id, seq) VALUES (?, ?)')
   const insertOutbox = db.prepare('INSERT INTO forward_outbox (upstream, statement_id, enqueued_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING')
   const pairInserts = new Map()
@@ -184,7 +188,7 @@ function writeOps (db) {
   function storedSeqs (ids) {
     const found = new Map()
     for (const id of ids) {
-      const seq = seqOfId.get({ id: idToBlob(id) })
+      const seq = seqOf(idToBlob(id))
       if (seq !== undefined) found.set(id, seq)
     }
     return found
@@ -197,7 +201,7 @@ function writeOps (db) {
     const seen = new Set()
     const taken = []
     records.forEach((r, i) => {
-      if (seen.has(r.id) || (!r.newId && seqOfId.get({ id: blobs[i] }) !== undefined)) taken.push(r.id)
+      if (seen.has(r.id) || (!r.newId && seqOf(blobs[i]) !== undefined)) taken.push(r.id)
       seen.add(r.id)
     })
     return taken
@@ -250,6 +254,7 @@ function writeOps (db) {
       r.ref ? idToBlob(r.ref) : null, '[' + t.all.join(',') + ']', r.attachments.length ? JSON.stringify(r.attachments) : null, r.body, storedMs)
     if (changes !== 1) throw new Error(`statement ${r.id} was not stored at seq ${seq}`) // OR IGNORE: a taken seq, a missing column
     insertId.run(id, seq)
+    storedIds.add(id)
     counts.add(storedMs ?? storedMsOf(seq), t.all, r.terms.all, 1)
     for (const term of t.all) {
       pairs.terms.push(term)
@@ -345,7 +350,7 @@ function writeOps (db) {
         if (ms !== r.storedMs) rememberSpill(r.storedMs, ms)
         const seq = taken === null ? firstSeqOf(ms) : taken + 1
         const id = idToBlob(r.id)
-        if (seqOfId.get({ id }) !== undefined) existing.add(r.id)
+        if (seqOf(id) !== undefined) existing.add(r.id)
         else insertRecord(r, termIdsOf(r), seq, { id, forwardTo, now, pairs, storedMs: ms === r.storedMs ? null : r.storedMs })
       }
       insertTermRows(pairs)
@@ -608,6 +613,7 @@ function writeOps (db) {
   return {
     ops,
     upkeep,
+    storedIds, // began() in each transaction, readSome() between them (id-filter.js)
     stringTerms: () => stringTerms,
     // Around each operation: where its pending rows and its new terms
     // begin, to drop them when it fails (its savepoint is undone).

@@ -3,8 +3,9 @@
 // The SQLite writer's loop, whoever feeds it: operations (write-ops.js)
 // queue up while a transaction runs and the next transaction takes them
 // all: one commit (one fsync) for many requests, each operation in a
-// savepoint of its own, so one failing operation fails alone. Index merges
-// and WAL checkpoints run between transactions.
+// savepoint of its own, so one failing operation fails alone. Index merges,
+// reading the stored ids into a filter (id-filter.js) and WAL checkpoints
+// run between transactions.
 //
 // It runs either in a thread of one worker (writer-thread.js: `node
 // src/server.js`, the CLIs, tests), or in the one writer process of a host
@@ -63,6 +64,10 @@ const LEVEL_RATIO = 16
 const RECENT_SLICE_STATEMENTS = 1024
 const SLICE_STATEMENTS = 4096
 
+// How often an idle writer whose id filter waits (id-filter.js: another
+// connection wrote) tries again.
+const IDS_RETRY_MS = 1000
+
 const pause = new Int32Array(new SharedArrayBuffer(4))
 const sleep = (ms) => Atomics.wait(pause, 0, 0, ms) // blocks this thread only
 
@@ -87,7 +92,7 @@ function createWriterLoop ({ dataDir, walLimitBytes, mergeStatements, middleStat
   const mergeAt = mergeStatements || DEFAULT_MERGE_STATEMENTS
   const middleAt = middleStatements || 16 * mergeAt
   const checkEvery = Math.min(1000, mergeAt)
-  const { ops, upkeep, mark, dropFrom, beforeCommit, commit, rollback, stringTerms } = writeOps(db)
+  const { ops, upkeep, storedIds, mark, dropFrom, beforeCommit, commit, rollback, stringTerms } = writeOps(db)
 
   function beginImmediate () {
     const deadline = Date.now() + LOCK_TIMEOUT_MS
@@ -200,6 +205,7 @@ function createWriterLoop ({ dataDir, walLimitBytes, mergeStatements, middleStat
     const began = performance.now()
     try {
       beginImmediate()
+      storedIds.began()
       for (const { id, op, args } of batch) {
         db.exec('SAVEPOINT operation')
         const at = mark()
@@ -226,6 +232,7 @@ function createWriterLoop ({ dataDir, walLimitBytes, mergeStatements, middleStat
     }
     sendReplies(batch, results)
     mergeWhenLarge(statements)
+    readIds()
     checkpointIfLarge()
     stats.transactions++
     stats.operations += batch.length
@@ -235,6 +242,24 @@ function createWriterLoop ({ dataDir, walLimitBytes, mergeStatements, middleStat
       if (shared && statements >= MAX_STATEMENTS_PER_TRANSACTION) sleep(YIELD_MS)
       schedule()
     }
+  }
+
+  // The stored ids into the writer's filter (id-filter.js): a chunk after
+  // each transaction, and chunk after chunk while nothing is queued.
+  let idleRead = null // the next idle read, when one is scheduled
+  function readIds () {
+    let more = false
+    try {
+      more = storedIds.readSome()
+    } catch (err) {
+      warn('reading the stored ids failed; every id is looked up until they are read again', errorOf(err))
+    }
+    if (idleRead || !db.open || (!more && storedIds.ready())) return
+    const next = () => {
+      idleRead = null
+      if (!queue.length && db.open) readIds()
+    }
+    idleRead = more ? setImmediate(next) : setTimeout(next, IDS_RETRY_MS).unref()
   }
 
   function sendReplies (batch, results) {
@@ -253,11 +278,13 @@ function createWriterLoop ({ dataDir, walLimitBytes, mergeStatements, middleStat
     setImmediate(runQueued)
   }
 
+  readIds()
+
   return {
     // `message`: { id, op, args }; `reply(replies)` gets [{ id, value | error }].
     push (message, reply) {
       if (message.op === 'writerStats') {
-        reply([{ id: message.id, value: { ...stats, busyMs: Math.round(stats.busyMs), uptimeMs: Date.now() - stats.startedAt, termsAsStrings: stringTerms() } }])
+        reply([{ id: message.id, value: { ...stats, busyMs: Math.round(stats.busyMs), uptimeMs: Date.now() - stats.startedAt, termsAsStrings: stringTerms(), idFilterReady: storedIds.ready() } }])
         return
       }
       if (!Object.hasOwn(ops, message.op)) {
