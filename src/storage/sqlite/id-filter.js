@@ -28,14 +28,14 @@ const HASHES = 7
 // read again, larger. At 10 bits an id, 7 hashes say "may be there" for
 // about 1 % of the ids that are not.
 const BITS_PER_ID = 20
-const MIN_BITS = 2 ** 23 // 1 MiB
+const MIN_BITS = 2 ** 26 // 8 MiB: a new store is read again first at 6.7 M ids
 const MAX_BITS = 2 ** 31 // 256 MiB, about 200 M ids at 10 bits; more ids just make it say "may be" more often
 const CHUNK_IDS = 2048 // about 1.5 ms of the writer's time at 10 M (2-core VM), after a transaction or while idle
 const FIRST_WAIT_MS = 1000 // after another connection wrote, before reading again; doubles each time
 const LONGEST_WAIT_MS = 60000
 
-function bitsFor (ids) {
-  let bits = MIN_BITS
+function bitsFor (ids, minBits) {
+  let bits = minBits
   while (bits < ids * BITS_PER_ID && bits < MAX_BITS) bits *= 2
   return bits
 }
@@ -81,8 +81,8 @@ function finish (a, b) {
   return pair
 }
 
-// `chunkIds`, `now`: tests only.
-function idFilter (db, { chunkIds = CHUNK_IDS, now = Date.now } = {}) {
+// `chunkIds`, `minBits`, `now`: tests only.
+function idFilter (db, { chunkIds = CHUNK_IDS, minBits = MIN_BITS, now = Date.now } = {}) {
   const dataVersion = db.prepare('PRAGMA data_version').pluck()
   const storedCount = db.prepare('SELECT coalesce(sum(count), 0) FROM hourly_totals').pluck()
   // the next ids of a level after `after`: how many, the last, all in hex
@@ -101,7 +101,7 @@ function idFilter (db, { chunkIds = CHUNK_IDS, now = Date.now } = {}) {
   let wait = FIRST_WAIT_MS
 
   function startOver () {
-    const bits = bitsFor(storedCount.get())
+    const bits = bitsFor(storedCount.get(), minBits)
     words = new Int32Array(bits / 32)
     mask = bits - 1
     capacity = bits < MAX_BITS ? bits / 10 : Infinity
