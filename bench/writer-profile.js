@@ -11,8 +11,9 @@
 //   node bench/writer-profile.js [--n 200000] [--batch 20] [--in-flight 50] [--root <checkout>]
 //   node --cpu-prof --cpu-prof-dir=/tmp/prof bench/writer-profile.js   (one profile per thread)
 //   node bench/writer-profile.js --client-ids   (statements sent with their ids: each is looked up)
-//   node bench/writer-profile.js --idle 30   (the writer left idle that many seconds first: on a
-//                                   large kept store, it reads the stored ids meanwhile, id-filter.js)
+//   node bench/writer-profile.js --idle 30   (one batch, then the writer left idle that many seconds,
+//                                   not counted: on a large kept store it reads the stored ids
+//                                   meanwhile, id-filter.js, which it starts at its first write)
 //   node bench/writer-profile.js --store <LRS_DATA_DIR>   (adds N statements to a kept store:
 //                                   the writer's cost at its size; bytes on disk not reported)
 //
@@ -103,7 +104,10 @@ async function main () {
   const before = threadIds()
   const storage = openStorage(loadConfig({ MONGODB_URI: '', LRS_DATA_DIR: dir, LRS_LOG_LEVEL: 'warn' }), createLogger({ logLevel: 'warn' }))
   await storage.ready
-  await new Promise((resolve) => setTimeout(resolve, Number(args.idle) * 1000))
+  if (Number(args.idle) > 0) {
+    await storage.statements.storeBatch([Array.from({ length: BATCH }, record)], { stored: new Date(), sameStatement: () => true })
+    await new Promise((resolve) => setTimeout(resolve, Number(args.idle) * 1000))
+  }
   // the writer: the thread that started with the store (libuv's pool
   // threads may start too; the writer is the one that works)
   const started = [...threadIds()].filter((tid) => !before.has(tid))

@@ -245,7 +245,9 @@ function createWriterLoop ({ dataDir, walLimitBytes, mergeStatements, middleStat
   }
 
   // The stored ids into the writer's filter (id-filter.js): a chunk after
-  // each transaction, and chunk after chunk while nothing is queued.
+  // each transaction, and chunk after chunk while nothing is queued. It
+  // starts with the first transaction: a writer that never writes (an
+  // export, a credential command) reads nothing.
   let idleRead = null // the next idle read, when one is scheduled
   function readIds () {
     let more = false
@@ -277,8 +279,6 @@ function createWriterLoop ({ dataDir, walLimitBytes, mergeStatements, middleStat
     scheduled = true
     setImmediate(runQueued)
   }
-
-  readIds()
 
   return {
     // `message`: { id, op, args }; `reply(replies)` gets [{ id, value | error }].
