@@ -111,6 +111,12 @@ test('the filter adds what is inserted while it reads, and is read again, later,
     assert.ok(filter.ready(), 'read again a second later')
     assert.equal(filter.mayHave(unseen), true)
     for (const id of ids) assert.equal(filter.mayHave(idToBlob(id)), true)
+    // a filter being read stops reading once another connection writes
+    const fresh = idFilter(db, { chunkIds: 5, now: () => clock })
+    assert.equal(fresh.readSome(), true)
+    other.prepare('INSERT INTO recent_ids (id, seq) VALUES (?, ?)').run(idToBlob(crypto.randomUUID()), 2)
+    assert.equal(fresh.readSome(), false, 'no chunk read after another connection wrote')
+    assert.equal(fresh.ready(), false)
   } finally {
     db.close()
     other.close()

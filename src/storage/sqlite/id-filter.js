@@ -17,9 +17,9 @@
 //   least, wherever merges take it meanwhile.
 // - Another connection that writes (an import, or the writer threads of
 //   LRS_SQLITE_WRITER=thread) changes the file's data_version: the writer
-//   checks it in each transaction before any look-up (`began`), and a
-//   change makes the filter useless until it has been read again, later
-//   the more often it happens.
+//   checks it in each transaction before any look-up (`began`) and before
+//   each chunk it reads, and a change makes the filter useless until it
+//   has been read again, later the more often it happens.
 // Until it is read whole, every id is looked up, as without it.
 
 const { ID_TABLES } = require('./schema')
@@ -102,6 +102,7 @@ function idFilter (db, { chunkIds = CHUNK_IDS, minBits = MIN_BITS, now = Date.no
   let wait = FIRST_WAIT_MS
 
   function startOver () {
+    version = dataVersion.get() // what other connections wrote until now is read with the rest
     const bits = bitsFor(storedCount.get(), minBits)
     words = new Int32Array(bits / 32)
     mask = bits - 1
@@ -123,6 +124,18 @@ function idFilter (db, { chunkIds = CHUNK_IDS, minBits = MIN_BITS, now = Date.no
     if (words !== null) setBits(hashBytes(id))
   }
 
+  // Whether another connection has written since the last look; if so the
+  // filter is dropped and read again after a wait.
+  function othersWrote () {
+    const v = dataVersion.get()
+    if (v === version) return false
+    version = v
+    words = null
+    notBefore = now() + wait
+    wait = Math.min(LONGEST_WAIT_MS, wait * 2)
+    return true
+  }
+
   return {
     add,
     // false: `id` (as stored, ids.js) is surely not in the store
@@ -136,14 +149,7 @@ function idFilter (db, { chunkIds = CHUNK_IDS, minBits = MIN_BITS, now = Date.no
       return true
     },
     // In each transaction of this writer, before its first look-up.
-    began () {
-      const v = dataVersion.get()
-      if (v === version) return
-      version = v
-      words = null
-      notBefore = now() + wait
-      wait = Math.min(LONGEST_WAIT_MS, wait * 2)
-    },
+    began: othersWrote,
     // Between transactions: reads the next chunk of ids, if any is left.
     // Returns whether more is to be read now (false: read whole, or not
     // before a while).
@@ -153,6 +159,10 @@ function idFilter (db, { chunkIds = CHUNK_IDS, minBits = MIN_BITS, now = Date.no
         startOver()
       }
       if (level === ID_TABLES.length) return false
+      // a chunk read after another connection wrote would be wasted: the
+      // next transaction drops the filter (LRS_SQLITE_WRITER=thread writers
+      // would each read it whole whenever idle, to drop it again)
+      if (othersWrote()) return false
       let chunk
       try {
         chunk = chunkOf[level].get(after)
