@@ -92,3 +92,16 @@ test('a conflict storm across two workers loses nothing acknowledged', async () 
     assert.equal(stored.json.actor.mbox, mbox, 'with the content that was acknowledged')
   }
 })
+
+test('a lock the database does not free in time answers 503 with Retry-After, not 500', async (t) => {
+  const a = await startLrs({}, { hooks: { lockWaitMs: 300 } })
+  if (a.storage.engine !== 'ferretdb') return t.skip('only FerretDB writes under a lock')
+  const { yChanged } = await scenario(a)
+  const other = statement({ id: crypto.randomUUID() })
+  // A lock that outlives the wait, as when the database answers nothing.
+  await a.storage.internals.db.collection('locks').insertOne({ _id: `statements:${other.id}`, owner: 'stuck', expiresAt: new Date(Date.now() + 60000) })
+  const res = await post(a, [other, yChanged])
+  assert.equal(res.status, 503, res.text)
+  assert.equal(res.headers.get('retry-after'), '1')
+  assert.equal(res.json.code, 'LRS_ERR_DATABASE_UNAVAILABLE')
+})

@@ -17,7 +17,7 @@ const { settingsRepository } = require('./settings')
 function openMongoStorage (config, logger, { monitorCommands = false, hooks = {} } = {}) {
   const connection = connect(config, logger, { monitorCommands })
   const { db } = connection
-  const locks = idLocks(db)
+  const locks = idLocks(db, { maxWaitMs: hooks.lockWaitMs })
   const isFerret = () => connection.engine === 'ferretdb'
   const options = { queryTimeoutMs: config.queryTimeoutMs, isFerret, locks, hooks }
   const outbox = outboxRepository(db, options)

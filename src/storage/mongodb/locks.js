@@ -8,17 +8,19 @@
 
 const crypto = require('node:crypto')
 const { DUPLICATE_KEY } = require('./insert-many')
+const { errors } = require('../../errors')
 
 const LOCK_TTL_MS = 10000
 const RETRY_MS = 2
 const MAX_WAIT_MS = 15000
 
-function idLocks (db) {
+// `maxWaitMs`: tests shorten the wait.
+function idLocks (db, { maxWaitMs = MAX_WAIT_MS } = {}) {
   const col = db.collection('locks')
 
   async function acquire (id) {
     const owner = crypto.randomUUID()
-    const deadline = Date.now() + MAX_WAIT_MS
+    const deadline = Date.now() + maxWaitMs
     for (let wait = RETRY_MS; ; wait = Math.min(wait * 2, 50)) {
       try {
         await col.insertOne({ _id: id, owner, expiresAt: new Date(Date.now() + LOCK_TTL_MS) })
@@ -28,7 +30,9 @@ function idLocks (db) {
       }
       // A lock left by a crashed worker expires.
       await col.deleteOne({ _id: id, expiresAt: { $lt: new Date() } })
-      if (Date.now() > deadline) throw new Error(`lock ${id} not acquired within ${MAX_WAIT_MS} ms`)
+      // Only a database that answers nothing for longer than a lock lives
+      // gets here (a FerretDB out of connections): the client may retry.
+      if (Date.now() > deadline) throw errors.DatabaseUnavailable(undefined, { cause: new Error(`lock ${id} not acquired within ${maxWaitMs} ms`) })
       await new Promise((resolve) => setTimeout(resolve, wait))
     }
   }
