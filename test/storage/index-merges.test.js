@@ -51,7 +51,7 @@ test('statements stay findable, unique and voidable across index merges by two w
     for (const level of levels) if (count(`${level}_ids`) && count(`${level}_terms`)) held.add(level)
   }
   // every term row, wherever merges took it, carries its statement's verb (schema.js, VERB_IN_TERM_ROWS)
-  const withoutVerb = ['recent', ...levels].reduce((n, level) => n + file.prepare(`SELECT count(*) FROM ${level}_terms WHERE verb IS NULL`).pluck().get(), 0)
+  const withoutVerb = ['recent', 'recent2', ...levels].reduce((n, level) => n + file.prepare(`SELECT count(*) FROM ${level}_terms WHERE verb IS NULL`).pluck().get(), 0)
   file.close()
   assert.deepEqual(levels.filter((level) => !held.has(level)), [], 'every level held ids and term rows')
   assert.equal(withoutVerb, 0, 'term rows without their verb')

@@ -19,8 +19,8 @@
 // client's random UUID, so every new id falls in a random place of the
 // id order.
 //
-// Both kinds of index rows are written first to a small recent table
-// (recent_terms, recent_ids) and moved in bulk, in key order, to the next
+// Both kinds of index rows are written first to a small recent level (two
+// buffers, RECENT_BUFFERS below) and moved in bulk, in key order, to the next
 // level when a level holds sixteen times the statements of the one before
 // (write-ops.js, upkeep): recent (8,192), middle (131,072), level2
 // (2,097,152), level3 (33,554,432), then the big tables (statement_terms,
@@ -55,17 +55,31 @@
 const { hashedAgent } = require('./terms')
 const { SHIFT } = require('./seq')
 
-const VERSION = 7
+const VERSION = 8
 
-// Where the (term, seq) and (id, seq) rows are, newest first: each level's
-// rows are merged into the next.
-const LEVELS = [
+// The recent level is two buffers (RECENT_BUFFERS; which one takes the
+// inserts is in index_recent). Once the one that does is full, the other
+// takes them, and the full one is copied into the middle level in slices,
+// then emptied at once (write-ops.js, upkeep): no slice has to delete the
+// rows it copied from a table that is being inserted into, and a commit
+// rewrites the pages of the buffer that takes inserts only. Until it is
+// emptied, the rows of the copied buffer are in the middle level as well:
+// readers merge the levels with UNION (a statement once), and find an id
+// at the same seq in either.
+const RECENT_BUFFERS = [
   { terms: 'recent_terms', ids: 'recent_ids' },
+  { terms: 'recent2_terms', ids: 'recent2_ids' }
+]
+// Above the recent level, newest first: each level's rows are merged into
+// the next.
+const UPPER_LEVELS = [
   { terms: 'middle_terms', ids: 'middle_ids' },
   { terms: 'level2_terms', ids: 'level2_ids' },
   { terms: 'level3_terms', ids: 'level3_ids' },
   { terms: 'statement_terms', ids: 'statement_ids' }
 ]
+// Where the (term, seq) and (id, seq) rows are, newest first.
+const LEVELS = [...RECENT_BUFFERS, ...UPPER_LEVELS]
 const TERM_TABLES = LEVELS.map((level) => level.terms)
 const ID_TABLES = LEVELS.map((level) => level.ids)
 // The seq of the stored id @id, from whichever id table holds it.
@@ -112,11 +126,25 @@ CREATE TABLE IF NOT EXISTS ${level.ids} (
 ) WITHOUT ROWID;`).join('\n')}
 
 -- The statements in each level of the index between the recent one and
--- the big one (1 middle, 2 level2, 3 level3; see LEVELS).
+-- the big one (1 middle, 2 level2, 3 level3; see UPPER_LEVELS).
 CREATE TABLE IF NOT EXISTS index_levels (
   level INTEGER PRIMARY KEY,
   statements INTEGER NOT NULL
 );
+
+-- The recent buffer that takes new rows (0 or 1, see RECENT_BUFFERS), and
+-- how far the other one has been copied into the middle level (the last
+-- term row and id copied; NULL: none yet), kept with each slice copied:
+-- a round cut short goes on from there, since what it copied before may
+-- have moved on from the middle level meanwhile.
+CREATE TABLE IF NOT EXISTS index_recent (
+  only INTEGER PRIMARY KEY CHECK (only = 0),
+  active INTEGER NOT NULL CHECK (active IN (0, 1)),
+  copied_term INTEGER,
+  copied_seq INTEGER,
+  copied_id BLOB
+);
+INSERT OR IGNORE INTO index_recent (only, active) VALUES (0, 0);
 
 -- Voiding and StatementRef flags for statements not stored yet (Data 2.3.2.s2.b3).
 CREATE TABLE IF NOT EXISTS pending_flags (
@@ -206,7 +234,8 @@ CREATE TABLE IF NOT EXISTS settings (
 );
 `
 
-// Version 7: statement bodies may be BLOBs (body-codec.js; an older LRS
+// Version 8: the second recent buffer (recent2_terms, recent2_ids) and
+// index_recent; an older LRS would not read that buffer. Version 7: statement bodies may be BLOBs (body-codec.js; an older LRS
 // would return the bytes), the index levels level2 and level3, and
 // index_levels, counted from middle_ids. Version 6: hourly_totals and hourly_terms, counted from the statements
 // stored before (countStatementsByHour). Version 5: stored_ms, the stored time of a statement imported past its
@@ -282,4 +311,4 @@ function ensureSchema (db) {
   if (version < VERSION) db.pragma(`user_version = ${VERSION}`)
 }
 
-module.exports = { ensureSchema, LEVELS, TERM_TABLES, ID_TABLES, SEQ_OF_ID, HOUR_MS, COUNTED_KINDS }
+module.exports = { ensureSchema, LEVELS, RECENT_BUFFERS, UPPER_LEVELS, TERM_TABLES, ID_TABLES, SEQ_OF_ID, HOUR_MS, COUNTED_KINDS }

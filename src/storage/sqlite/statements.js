@@ -52,10 +52,11 @@ function toRow (r) {
 }
 
 // The postings of one term (seq >= ? and <= ?) from every term table, in
-// one order: the arms are merged, not sorted.
+// one order: the arms are merged, not sorted, and a row that is in a
+// recent buffer and in the middle level (schema.js) counts once.
 function postingsSql (order, { offset = false } = {}) {
   const arm = (table) => `SELECT seq FROM ${table} WHERE term = ? AND seq >= ? AND seq <= ?`
-  return `${TERM_TABLES.map(arm).join(' UNION ALL ')} ORDER BY 1 ${order} LIMIT ?${offset ? ' OFFSET ?' : ''}`
+  return `${TERM_TABLES.map(arm).join(' UNION ')} ORDER BY 1 ${order} LIMIT ?${offset ? ' OFFSET ?' : ''}`
 }
 
 function statementsRepository (db, { writer }) {
@@ -170,7 +171,7 @@ function statementsRepository (db, { writer }) {
 
     async query (q, { deadline = Infinity } = {}) {
       const orSeqs = q.orIds.length
-        ? prepared(ID_TABLES.map((table) => `SELECT seq FROM ${table} WHERE id IN (${placeholders(q.orIds.length)})`).join(' UNION ALL '), { pluck: true }).all(ID_TABLES.flatMap(() => q.orIds.map(idToBlob))).sort((a, b) => a - b)
+        ? prepared(ID_TABLES.map((table) => `SELECT seq FROM ${table} WHERE id IN (${placeholders(q.orIds.length)})`).join(' UNION '), { pluck: true }).all(ID_TABLES.flatMap(() => q.orIds.map(idToBlob))).sort((a, b) => a - b)
         : []
       const first = statementSeqQuery(q, { termId, lastSeqAt, orSeqs })
       if (!first) return []

@@ -8,7 +8,7 @@ const { termWriter } = require('./terms')
 const { idFilter } = require('./id-filter')
 const { idToBlob, blobToId } = require('./ids')
 const { firstSeqOf, lastSeqOf, storedMsOf } = require('./seq')
-const { LEVELS, TERM_TABLES, ID_TABLES, SEQ_OF_ID, HOUR_MS, COUNTED_KINDS } = require('./schema')
+const { RECENT_BUFFERS, UPPER_LEVELS, TERM_TABLES, ID_TABLES, SEQ_OF_ID, HOUR_MS, COUNTED_KINDS } = require('./schema')
 
 const PAIRS_PER_INSERT = 100
 
@@ -140,7 +140,13 @@ function writeOps (db) {
   const storedIds = idFilter(db)
   // the seq of the statement with `id` (as stored), or undefined
   const seqOf = (id) => storedIds.mayHave(id) ? seqOfId.get({ id }) : undefined
-  const insertId = db.prepare('INSERT INTO recent_ids (id, seq) VALUES (?, ?)')
+  // Which recent buffer takes new index rows (schema.js, index_recent):
+  // read in each transaction (`began`), since a writer beside this one (an
+  // import, the threads of LRS_SQLITE_WRITER=thread) may have switched them.
+  const activeRecent = db.prepare('SELECT active FROM index_recent').pluck()
+  const setActiveRecent = db.prepare('UPDATE index_recent SET active = ?')
+  let active = activeRecent.get()
+  const insertIds = RECENT_BUFFERS.map((buffer) => db.prepare(`INSERT INTO ${buffer.ids} (id, seq) VALUES (?, ?)`))
   const insertOutbox = db.prepare('INSERT INTO forward_outbox (upstream, statement_id, enqueued_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING')
   const pairInserts = new Map()
   // The (term, seq) rows of the statements storeBatch stored in this
@@ -175,10 +181,11 @@ function writeOps (db) {
         params[j + 1] = pairs[k + 1]
         params[j + 2] = verbOf.get(pairs[k + 1])
       }
-      let insert = pairInserts.get(params.length)
+      const key = active * 1e6 + params.length
+      let insert = pairInserts.get(key)
       if (!insert) {
-        insert = db.prepare('INSERT OR IGNORE INTO recent_terms (term, seq, verb) VALUES ' + new Array(params.length / 3).fill('(?, ?, ?)').join(', '))
-        pairInserts.set(params.length, insert)
+        insert = db.prepare(`INSERT OR IGNORE INTO ${RECENT_BUFFERS[active].terms} (term, seq, verb) VALUES ` + new Array(params.length / 3).fill('(?, ?, ?)').join(', '))
+        pairInserts.set(key, insert)
       }
       insert.run(params)
     }
@@ -253,7 +260,7 @@ function writeOps (db) {
     const { changes } = insertStatement.run(seq, id, r.voiding ? 1 : 0, r.timestampFromStored ? 1 : 0, t.verb, t.registration || null, t.authority,
       r.ref ? idToBlob(r.ref) : null, '[' + t.all.join(',') + ']', r.attachments.length ? JSON.stringify(r.attachments) : null, r.body, storedMs)
     if (changes !== 1) throw new Error(`statement ${r.id} was not stored at seq ${seq}`) // OR IGNORE: a taken seq, a missing column
-    insertId.run(id, seq)
+    insertIds[active].run(id, seq)
     storedIds.add(id)
     counts.add(storedMs ?? storedMsOf(seq), t.all, r.terms.all, 1)
     for (const term of t.all) {
@@ -430,7 +437,7 @@ function writeOps (db) {
       for (const [id, at] of storedSeqs(ids)) {
         const blob = idToBlob(id)
         const row = find.get(at)
-        removeId.forEach((r, level) => countInLevel(level, -r.run(blob).changes))
+        removeId.forEach((r, i) => countInLevel(levelOfTable(i), -r.run(blob).changes))
         const termIds = JSON.parse(row.term_ids)
         for (const term of termIds) for (const r of removeTerm) r.run(term, row.seq)
         counts.add(row.stored_ms ?? storedMsOf(row.seq), termIds, null, -1)
@@ -529,21 +536,25 @@ function writeOps (db) {
   // Each slice's end is found when it starts, `step` rows past the last
   // one's: finding them all at the start read a whole level at once (two
   // seconds for a level of 2 M statements, holding every request).
+  // A round of the recent level (level 0) first switches the recent
+  // buffers, then copies the full one and empties it with its last slice.
   const FIRST_TERM = [-1, -1]
   const LAST_TERM = [Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER]
   const FIRST_ID = Buffer.alloc(0)
   const LAST_ID = Buffer.alloc(17, 0xff)
+  const DONE = { terms: LAST_TERM, ids: LAST_ID, switched: true }
   // The bench's statements have 8 to 10 (term, seq) rows; a round whose
   // statements have more or fewer takes more or fewer slices for them.
   const TERM_ROWS_PER_STATEMENT = 9
   const levelCount = db.prepare('SELECT statements FROM index_levels WHERE level = ?').pluck()
-  const recentCount = db.prepare(`SELECT count(*) FROM ${LEVELS[0].ids}`).pluck()
   const addToLevel = db.prepare('INSERT INTO index_levels (level, statements) VALUES (?, ?) ON CONFLICT (level) DO UPDATE SET statements = max(0, statements + excluded.statements)')
-  const BIG = LEVELS.length - 1
+  const BIG = UPPER_LEVELS.length // levels: 0 recent, 1 middle, 2 level2, 3 level3, BIG the big tables
   // Statements moved into or out of `level` (counted above recent, below big).
   function countInLevel (level, n) {
     if (level > 0 && level < BIG && n) addToLevel.run(level, n)
   }
+  // The level (as above) of LEVELS[i] (schema.js: both recent buffers first).
+  const levelOfTable = (i) => Math.max(0, i - RECENT_BUFFERS.length + 1)
   // What moves the rows of level `from` into level `to`.
   function mover (from, to) {
     return {
@@ -557,24 +568,101 @@ function writeOps (db) {
       dropIds: db.prepare(`DELETE FROM ${from.ids} WHERE id > ? AND id <= ? AND seq <= ?`)
     }
   }
-  // movers[i]: level i into level i + 1
-  const movers = LEVELS.slice(0, -1).map((level, i) => mover(level, LEVELS[i + 1]))
+  // What copies recent buffer `from` into the middle level `to`, and
+  // empties it. (OR IGNORE: see the top of this file.)
+  function copier (from, to) {
+    return {
+      count: db.prepare(`SELECT count(*) FROM ${from.ids}`).pluck(),
+      hasRows: db.prepare(`SELECT EXISTS (SELECT 1 FROM ${from.ids}) OR EXISTS (SELECT 1 FROM ${from.terms})`).pluck(),
+      termAfter: db.prepare(`SELECT term, seq FROM ${from.terms} WHERE (term, seq) > (?, ?) ORDER BY term, seq LIMIT 1 OFFSET ?`).raw(),
+      idAfter: db.prepare(`SELECT id FROM ${from.ids} WHERE id > ? ORDER BY id LIMIT 1 OFFSET ?`).pluck(),
+      copyTerms: db.prepare(`INSERT OR IGNORE INTO ${to.terms} (term, seq, verb) SELECT term, seq, verb FROM ${from.terms}
+        WHERE (term, seq) > (?, ?) AND (term, seq) <= (?, ?) ORDER BY term, seq`),
+      copyIds: db.prepare(`INSERT OR IGNORE INTO ${to.ids} (id, seq) SELECT id, seq FROM ${from.ids} WHERE id > ? AND id <= ? ORDER BY id`),
+      // no WHERE: SQLite drops the table's pages without visiting its rows
+      emptyTerms: db.prepare(`DELETE FROM ${from.terms}`),
+      emptyIds: db.prepare(`DELETE FROM ${from.ids}`)
+    }
+  }
+  const copiers = RECENT_BUFFERS.map((buffer) => copier(buffer, UPPER_LEVELS[0]))
+  // movers[level]: level into level + 1, above the recent level
+  const movers = [null, ...UPPER_LEVELS.slice(0, -1).map((level, i) => mover(level, UPPER_LEVELS[i + 1]))]
+
+  // A slice of a round of the recent level: the first switches the
+  // buffers, if the other one is still empty. Each goes on from where the
+  // copy has got to in the file, so writers beside this one (an import,
+  // the threads of LRS_SQLITE_WRITER=thread) may take turns at a round; one
+  // that finds the buffers switched since by another ends.
+  function copySlice ({ buffer, idStep, termStep, after: mine }) {
+    const taking = activeRecent.get()
+    if (!mine.switched) {
+      if (taking !== buffer || copiers[1 - buffer].hasRows.get()) return DONE
+      setActiveRecent.run(1 - buffer)
+    } else if (taking === buffer) {
+      return DONE
+    }
+    const after = mine.switched ? copiedAfter() : mine
+    const c = copiers[buffer]
+    const next = { ...after, switched: true }
+    if (after.terms !== LAST_TERM) {
+      next.terms = c.termAfter.get(...after.terms, termStep - 1) || LAST_TERM
+      c.copyTerms.run(...after.terms, ...next.terms)
+    }
+    if (after.ids !== LAST_ID) {
+      next.ids = c.idAfter.get(after.ids, idStep - 1) || LAST_ID
+      countInLevel(1, c.copyIds.run(after.ids, next.ids).changes)
+    }
+    if (next.terms === LAST_TERM && next.ids === LAST_ID) {
+      c.emptyTerms.run()
+      c.emptyIds.run()
+      setCopied.run(null, null, null)
+    } else {
+      setCopied.run(...next.terms, next.ids)
+    }
+    return next
+  }
+  const copiedSoFar = db.prepare('SELECT copied_term, copied_seq, copied_id FROM index_recent').raw()
+  const setCopied = db.prepare('UPDATE index_recent SET copied_term = ?, copied_seq = ?, copied_id = ?')
+  // where a round of the recent buffer not taking inserts goes on from
+  function copiedAfter () {
+    const [term, seq, id] = copiedSoFar.get()
+    return {
+      terms: term === null ? FIRST_TERM : term === LAST_TERM[0] ? LAST_TERM : [term, seq],
+      ids: id === null ? FIRST_ID : LAST_ID.equals(id) ? LAST_ID : id,
+      switched: true
+    }
+  }
+
   const upkeep = {
-    levels: movers.length, // the levels that are merged into another
-    // the statements in level `level` (below the big one)
-    statementsIn: (level) => level === 0 ? recentCount.get() : levelCount.get(level) || 0,
+    levels: BIG, // the levels that are merged into another
+    // the statements in level `level` (below the big one); of the recent
+    // level, in the buffer taking inserts
+    statementsIn: (level) => level === 0 ? copiers[activeRecent.get()].count.get() : levelCount.get(level) || 0,
+    // whether the recent buffer not taking inserts has rows (a round
+    // copying it was cut short)
+    recentLeft: () => copiers[1 - activeRecent.get()].hasRows.get() === 1,
     // A round of level `level` into the next in about `slices` slices;
     // null when there is nothing to move. `after`: the last keys moved.
     startRound (level, slices, statements) {
+      const after = { terms: FIRST_TERM, ids: FIRST_ID, switched: false }
+      if (level === 0) {
+        const taking = activeRecent.get()
+        const left = copiers[1 - taking].hasRows.get() === 1
+        const buffer = left ? 1 - taking : taking
+        const idStep = Math.max(1, Math.ceil(copiers[buffer].count.get() / slices))
+        return { level, buffer, idStep, termStep: idStep * TERM_ROWS_PER_STATEMENT, after: { ...after, switched: left } }
+      }
       const seqCap = movers[level].newest.get()
       if (seqCap === null) return null
       const idStep = Math.max(1, Math.ceil(statements / slices))
-      return { level, seqCap, idStep, termStep: idStep * TERM_ROWS_PER_STATEMENT, after: { terms: FIRST_TERM, ids: FIRST_ID } }
+      return { level, seqCap, idStep, termStep: idStep * TERM_ROWS_PER_STATEMENT, after }
     },
     // Moves the next slice of `round`, inside the caller's transaction.
     // Returns the `after` of the round once it has committed, for the
     // caller to set then (a slice undone is moved again).
-    mergeSlice ({ level, seqCap, idStep, termStep, after }) {
+    mergeSlice (round) {
+      if (round.level === 0) return copySlice(round)
+      const { level, seqCap, idStep, termStep, after } = round
       const m = movers[level]
       const next = { ...after }
       if (after.terms !== LAST_TERM) {
@@ -613,7 +701,12 @@ function writeOps (db) {
   return {
     ops,
     upkeep,
-    storedIds, // began() in each transaction, readSome() between them (id-filter.js)
+    storedIds, // readSome() between transactions (id-filter.js)
+    // at the start of each transaction
+    began () {
+      active = activeRecent.get()
+      storedIds.began()
+    },
     stringTerms: () => stringTerms,
     // Around each operation: where its pending rows and its new terms
     // begin, to drop them when it fails (its savepoint is undone).

@@ -92,7 +92,7 @@ function createWriterLoop ({ dataDir, walLimitBytes, mergeStatements, middleStat
   const mergeAt = mergeStatements || DEFAULT_MERGE_STATEMENTS
   const middleAt = middleStatements || 16 * mergeAt
   const checkEvery = Math.min(1000, mergeAt)
-  const { ops, upkeep, storedIds, mark, dropFrom, beforeCommit, commit, rollback, stringTerms } = writeOps(db)
+  const { ops, upkeep, storedIds, began: beganTransaction, mark, dropFrom, beforeCommit, commit, rollback, stringTerms } = writeOps(db)
 
   function beginImmediate () {
     const deadline = Date.now() + LOCK_TIMEOUT_MS
@@ -138,7 +138,7 @@ function createWriterLoop ({ dataDir, walLimitBytes, mergeStatements, middleStat
   function startRound (level) {
     if (rounds[level]) return
     const statements = upkeep.statementsIn(level)
-    if (statements >= thresholds[level]) rounds[level] = upkeep.startRound(level, slicesOf(level), statements)
+    if (statements >= thresholds[level] || (level === 0 && upkeep.recentLeft())) rounds[level] = upkeep.startRound(level, slicesOf(level), statements)
   }
 
   function nextRound () {
@@ -153,7 +153,7 @@ function createWriterLoop ({ dataDir, walLimitBytes, mergeStatements, middleStat
     storedSinceCheck += statements
     if (!levelsChecked) { // a round cut short by a stop starts again
       levelsChecked = true
-      for (let level = 1; level < rounds.length; level++) startRound(level)
+      for (let level = 0; level < rounds.length; level++) startRound(level)
     }
     if (!rounds[0] && storedSinceCheck >= checkEvery) {
       storedSinceCheck = 0
@@ -205,7 +205,7 @@ function createWriterLoop ({ dataDir, walLimitBytes, mergeStatements, middleStat
     const began = performance.now()
     try {
       beginImmediate()
-      storedIds.began()
+      beganTransaction()
       for (const { id, op, args } of batch) {
         db.exec('SAVEPOINT operation')
         const at = mark()
