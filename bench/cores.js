@@ -27,6 +27,11 @@
 //   BENCH_WARMUP=1           seconds of load before each measurement, not counted, per
 //                            worker per core where workers outnumber cores (warmupFor)
 //   BENCH_ALONE=0            no engine alone nor writer process alone (a quick look at the LRS only)
+//   BENCH_RATE=4000          also offer every count the same statements/s (open loop): the CPU
+//                            per statement at equal load. A worker's statement costs more the
+//                            less busy the worker is (each request wakes it, on cold caches):
+//                            the closed-loop sweep's CPU per statement at 16 workers, held to
+//                            the writer's rate, mixes that with any cost of the count itself.
 
 const os = require('node:os')
 const { startLrs, cpuSeconds } = require('./lrs-process')
@@ -63,6 +68,7 @@ function settingsFromEnv (env = process.env) {
   if (env.BENCH_OVERLOAD) out.overload = env.BENCH_OVERLOAD === 'none' ? [] : numbers(env.BENCH_OVERLOAD, 'BENCH_OVERLOAD')
   if (env.BENCH_WARMUP) out.warmupSeconds = Number(env.BENCH_WARMUP)
   if (env.BENCH_ALONE === '0') out.alone = false
+  if (env.BENCH_RATE) out.rate = numbers(env.BENCH_RATE, 'BENCH_RATE')[0]
   return out
 }
 
@@ -70,12 +76,12 @@ function settingsFromEnv (env = process.env) {
 // every LRS process around it: /proc before and after, per process; a
 // process PM2 started during the load (a restart) counts whole, one that
 // ended is lost, and `restarts` says so.
-async function measure (lrs, { connections, seconds, pool }) {
+async function measure (lrs, { connections, seconds, pool, rate = null }) {
   const before = lrs.appProcesses(LRS_APPS)
   const pids = before.map((p) => p.pid)
   const cpuBefore = new Map(pids.map((pid) => [pid, cpuSeconds(pid)]))
   const started = process.hrtime.bigint()
-  const s = await step({ url: lrs.url, workerPids: () => pids }, { connections, seconds, auth: AUTH, pool })
+  const s = await step({ url: lrs.url, workerPids: () => pids }, { connections, seconds, auth: AUTH, pool, rate })
   const wall = Number(process.hrtime.bigint() - started) / 1e9
   const cpuByApp = {}
   const add = (name, cpu) => { cpuByApp[name] = (cpuByApp[name] || 0) + cpu }
@@ -83,13 +89,13 @@ async function measure (lrs, { connections, seconds, pool }) {
   const after = lrs.appProcesses(LRS_APPS)
   for (const p of after) if (!cpuBefore.has(p.pid)) add(p.name, cpuSeconds(p.pid))
   const cpu = Object.values(cpuByApp).reduce((a, b) => a + b, 0)
-  const rate = s.acceptedStatementsPerSec
+  const accepted = s.acceptedStatementsPerSec
   return {
     connections,
-    statementsPerSec: rate,
+    statementsPerSec: accepted,
     p50Ms: s.p50Ms,
     p99Ms: s.p99Ms,
-    cpuMicrosPerStatement: rate ? Math.round((cpu / wall / rate) * 1e6) : null,
+    cpuMicrosPerStatement: accepted ? Math.round((cpu / wall / accepted) * 1e6) : null,
     lrsCores: Math.round((cpu / wall) * 100) / 100,
     writerCores: cpuByApp['lrs-writer'] === undefined ? null : Math.round((cpuByApp['lrs-writer'] / wall) * 100) / 100,
     refused429: s.refused429,
@@ -130,8 +136,8 @@ function warmupFor (workers, seconds, cores = os.cpus().length) {
 }
 
 // Every measurement of the sweep, in the order taken: { repetition, part
-// ('engine alone', 'workers', 'overload'), workers, apps, ...measure }.
-async function coresSweep ({ engine = 'sqlite', workers = defaultWorkers(8), connections = 64, seconds = 10, repeat = 2, overload = [4, 16], warmupSeconds = 1, alone = true, onStep = () => {} } = {}) {
+// ('engine alone', 'workers', 'fixed rate', 'overload'), workers, apps, ...measure }.
+async function coresSweep ({ engine = 'sqlite', workers = defaultWorkers(8), connections = 64, seconds = 10, repeat = 2, overload = [4, 16], warmupSeconds = 1, alone = true, rate = null, onStep = () => {} } = {}) {
   const pool = batchPool()
   const largest = Math.max(...workers)
   const steps = []
@@ -153,6 +159,7 @@ async function coresSweep ({ engine = 'sqlite', workers = defaultWorkers(8), con
         const apps = describeApps(lrs.appProcesses(LRS_APPS))
         if (warmupSeconds > 0) await step(lrs, { connections, seconds: warmupFor(w, warmupSeconds), auth: AUTH, pool })
         record({ repetition, part: 'workers', workers: w, apps, ...(await measure(lrs, { connections, seconds, pool })) })
+        if (rate) record({ repetition, part: 'fixed rate', workers: w, apps, offered: rate, ...(await measure(lrs, { connections, seconds, pool, rate })) })
         if (w !== largest) continue
         for (const times of overload) {
           record({ repetition, part: 'overload', workers: w, apps, ...(await measure(lrs, { connections: connections * times, seconds, pool })) })
@@ -187,6 +194,7 @@ function summarize (steps) {
       workers: first.workers,
       apps: first.apps || null,
       connections: first.connections,
+      offered: first.offered ?? null, // statements/s, the fixed-rate part
       statementsPerSec: Math.round(m('statementsPerSec')),
       perRepetition: runs.map((r) => r.statementsPerSec).join(' / '),
       share: null, // of the engine alone (workers) or of the same count's sweep rate (overload)
@@ -210,7 +218,8 @@ function summarize (steps) {
   for (const r of overload) r.share = peak && peak.statementsPerSec ? Math.round((r.statementsPerSec / peak.statementsPerSec) * 100) / 100 : null
   const writer = rows.find((r) => r.part === 'writer alone') || null
   if (writer) writer.share = engineRate ? Math.round((writer.statementsPerSec / engineRate) * 100) / 100 : null
-  return { engine: rows.find((r) => r.part === 'engine alone') || null, engineRate, writer, writerRate, sweep, overload }
+  const fixedRate = rows.filter((r) => r.part === 'fixed rate').sort((a, b) => a.workers - b.workers)
+  return { engine: rows.find((r) => r.part === 'engine alone') || null, engineRate, writer, writerRate, sweep, fixedRate, overload }
 }
 
 const pct = (x) => `${Math.round(x * 100)} %`
@@ -218,7 +227,7 @@ const num = (x) => Math.round(x).toLocaleString('en')
 
 // The issue's criteria, each { criterion, verdict: 'pass' | 'fail' | 'not
 // measured', detail }.
-function checkCriteria ({ sweep, engineRate, writerRate }, { cores = os.cpus().length } = {}) {
+function checkCriteria ({ sweep, engineRate, writerRate, fixedRate = [] }, { cores = os.cpus().length } = {}) {
   const at = (w) => sweep.find((r) => r.workers === w)
   const checks = []
   const add = (criterion, ok, detail) => checks.push({ criterion, verdict: ok === null ? 'not measured' : ok ? 'pass' : 'fail', detail })
@@ -241,13 +250,22 @@ function checkCriteria ({ sweep, engineRate, writerRate }, { cores = os.cpus().l
   const top = sweep[sweep.length - 1]
   const cpuOk = w2 && top && top !== w2 && w2.cpuMicrosPerStatement && top.cpuMicrosPerStatement
   add('CPU per statement at the largest count <= 1.3x that at 2 workers', cpuOk ? top.cpuMicrosPerStatement <= 1.3 * w2.cpuMicrosPerStatement : null,
-    cpuOk ? `${top.workers} workers ${num(top.cpuMicrosPerStatement)} us, 2 workers ${num(w2.cpuMicrosPerStatement)} us: ${(top.cpuMicrosPerStatement / w2.cpuMicrosPerStatement).toFixed(2)}x` : 'needs 2 workers and a larger count')
+    (cpuOk ? `${top.workers} workers ${num(top.cpuMicrosPerStatement)} us, 2 workers ${num(w2.cpuMicrosPerStatement)} us: ${(top.cpuMicrosPerStatement / w2.cpuMicrosPerStatement).toFixed(2)}x` : 'needs 2 workers and a larger count') +
+    fixedRateDetail(fixedRate))
 
   const w8 = at(8)
   add('8 workers >= 95 % of 2 workers (2-core machine)', w8 && w2 ? w8.statementsPerSec >= 0.95 * w2.statementsPerSec : null,
     (w8 && w2 ? `${num(w8.statementsPerSec)} against ${num(w2.statementsPerSec)} st/s: ${pct(w8.statementsPerSec / w2.statementsPerSec)}` : 'needs 2 and 8 workers') +
     (cores === 2 ? '' : `; meant for a 2-core machine, this one has ${cores}`))
   return checks
+}
+
+// The same comparison at the fixed rate (BENCH_RATE), when measured.
+function fixedRateDetail (fixedRate) {
+  const f2 = fixedRate.find((r) => r.workers === 2)
+  const fTop = fixedRate[fixedRate.length - 1]
+  if (!f2 || !fTop || f2 === fTop || !f2.cpuMicrosPerStatement || !fTop.cpuMicrosPerStatement) return ''
+  return `; offered ${num(fTop.offered)} st/s each, ${fTop.workers} workers ${num(fTop.cpuMicrosPerStatement)} us, 2 workers ${num(f2.cpuMicrosPerStatement)} us: ${(fTop.cpuMicrosPerStatement / f2.cpuMicrosPerStatement).toFixed(2)}x`
 }
 
 module.exports = { coresSweep, summarize, checkCriteria, defaultWorkers, settingsFromEnv, LRS_APPS }

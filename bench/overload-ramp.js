@@ -15,7 +15,9 @@ const { percentile } = require('./report')
 
 const BATCH = 20
 
-async function step (lrs, { connections, seconds, auth, pool }) {
+// `rate`: statements/s offered (open loop, in requests of BATCH), instead
+// of each connection sending again as soon as it is answered.
+async function step (lrs, { connections, seconds, auth, pool, rate = null }) {
   let next = 0
   const statuses = {}
   const acceptedMs = []
@@ -30,7 +32,8 @@ async function step (lrs, { connections, seconds, auth, pool }) {
     connections,
     duration: seconds,
     headers: { 'Content-Type': 'application/json', 'X-Experience-API-Version': '1.0.3', Authorization: 'Basic ' + Buffer.from(auth).toString('base64') },
-    requests: [{ setupRequest: (req) => ({ ...req, body: pool[next++ % pool.length] }) }]
+    requests: [{ setupRequest: (req) => ({ ...req, body: pool[next++ % pool.length] }) }],
+    ...(rate && { overallRate: Math.max(1, Math.round(rate / BATCH)) })
   }).on('response', (client, status, bytes, ms) => {
     statuses[status] = (statuses[status] || 0) + 1
     if (status === 200) acceptedMs.push(ms)

@@ -465,6 +465,7 @@ const cores = {
       statementsPerSecByWorkers: { label: 'Throughput at {key} PM2 worker(s)', unit: 'statements/s', better: 'higher' },
       largestCountVsEngine: { label: 'Largest worker count, share of the engine alone', percent: true, better: 'higher' },
       cpuPerStatementLargestVs2Workers: { label: 'CPU per statement, largest count / 2 workers', unit: '×', better: 'lower' },
+      cpuPerStatementAtFixedRate: { label: 'CPU per statement at {key} PM2 worker(s), the same statements/s offered to each count (BENCH_RATE)', unit: 'µs', better: 'lower' },
       overloadShareOfPeak: { label: 'Accepted throughput at {key} connections, share of the largest count at 64', percent: true, better: 'higher' },
       overloadP99Ms: { label: 'P99 at {key} connections', unit: 'ms', better: 'lower' },
       fiveXX: { label: '5xx responses, all steps', unit: 'responses', better: 'lower' },
@@ -475,6 +476,7 @@ const cores = {
       part: { label: 'Part' },
       workers: { label: 'PM2 workers' },
       apps: { label: 'PM2 processes' },
+      offered: { label: 'Offered (fixed rate)', unit: 'statements/s' },
       statementsPerSec: { label: 'Statements/s (median)', unit: 'statements/s' },
       perRepetition: { label: 'Statements/s in each round' },
       share: { label: 'Share', percent: true },
@@ -499,7 +501,7 @@ const cores = {
     const summary = summarize(steps)
     const checks = checkCriteria(summary)
     for (const c of checks) progress(`  check: ${c.criterion}: ${c.verdict.toUpperCase()} (${c.detail})`)
-    const { sweep, overload: over, engineRate, engine, writer, writerRate } = summary
+    const { sweep, fixedRate, overload: over, engineRate, engine, writer, writerRate } = summary
     const workers = sweep.map((r) => r.workers)
     const top = sweep[sweep.length - 1]
     const at2 = sweep.find((r) => r.workers === 2)
@@ -515,13 +517,14 @@ const cores = {
         statementsPerSecByWorkers: Object.fromEntries(sweep.map((r) => [r.workers, r.statementsPerSec])),
         largestCountVsEngine: top ? top.share : null,
         cpuPerStatementLargestVs2Workers: top && at2 && at2.cpuMicrosPerStatement ? Math.round((top.cpuMicrosPerStatement / at2.cpuMicrosPerStatement) * 100) / 100 : null,
+        ...(fixedRate.length && { cpuPerStatementAtFixedRate: Object.fromEntries(fixedRate.map((r) => [r.workers, r.cpuMicrosPerStatement])) }),
         overloadShareOfPeak: Object.fromEntries(over.map((r) => [r.connections, r.share])),
         overloadP99Ms: Object.fromEntries(over.map((r) => [r.connections, r.p99Ms])),
         fiveXX: [...sweep, ...over].reduce((n, r) => n + r.fiveXX, 0),
         lrsProcesses: top ? top.apps : null
       },
       checks,
-      table: [engine, writer, ...sweep, ...over].filter(Boolean),
+      table: [engine, writer, ...sweep, ...fixedRate, ...over].filter(Boolean),
       plots: [{
         name: 'throughput',
         title: 'Statements/s against PM2 workers',
