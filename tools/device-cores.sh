@@ -12,9 +12,10 @@
 # For the mongodb engine (FerretDB) in a call of its own: `strip` a copy of the FerretDB binary and
 # `xz -6` it into .devpkg/ferretdb.xz (unstripped, the pack passes the 64 MiB that travel), unpack it there,
 # set FERRETDB_BIN to it and run `node bench/run.js cores --engine ferretdb` (BENCH_ENGINE is not read).
-# About 6 minutes. Settings: FW, FS, FEED_BASE (writer-feed: `--root` feeds the older tree ids as this one,
-# `--strings` every term as its string), W, D, R, O (the sweep), GW, PW (`none`: skip that part),
-# and *_T time limits.
+# About 7 minutes. Settings: FW, FS, FEED_BASE (writer-feed: `--root` feeds the older tree ids as this one,
+# `--strings` every term as its string), W, D, R, O (the sweep), RATE (statements/s offered to every
+# count besides, bench/cores.js BENCH_RATE; default 4000, under one worker's peak; `none`: skip), GW, PW
+# (`none`: skip that part), and *_T time limits.
 # At most 8 files come back from $OUT: keep to these.
 set -u
 REPO=$PWD
@@ -28,7 +29,8 @@ log () { echo "[$(( $(date +%s) - T0 )) s] $*" | tee -a $OUT/steps.txt; }
 log "writer-feed"
 timeout ${FEED_T:-110} node bench/writer-feed.js --workers ${FW:-16} --seconds ${FS:-5} --repeat 2 --root . ${FEED_BASE:---strings} /opt/base > $OUT/writer-feed.txt 2>&1
 log "cores sqlite"
-BENCH_WORKERS=${W:-1,2,4,8,16} BENCH_DURATION=${D:-6} BENCH_REPEAT=${R:-2} BENCH_WARMUP=2 BENCH_OVERLOAD=${O:-4,16} timeout ${CORES_T:-280} node bench/run.js cores > $OUT/cores.txt 2>&1
+RATE_ENV=$([ "${RATE:-4000}" = none ] || echo "BENCH_RATE=${RATE:-4000}")
+env $RATE_ENV BENCH_WORKERS=${W:-1,2,4,8,16} BENCH_DURATION=${D:-6} BENCH_REPEAT=${R:-2} BENCH_WARMUP=2 BENCH_OVERLOAD=${O:-4,16} timeout ${CORES_T:-360} node bench/run.js cores > $OUT/cores.txt 2>&1
 cp ecosystem.config.js /tmp/eco.js
 log "cores sqlite, workers without --single-threaded-gc"
 sed -i "s|, '--single-threaded-gc'\]|]|" ecosystem.config.js
