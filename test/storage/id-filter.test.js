@@ -14,7 +14,7 @@ const { openStorage } = require('../../src/storage')
 const { toRecord } = require('../../src/resources/statements/statement-record')
 const { openDatabase } = require('../../src/storage/sqlite/open')
 const { idFilter } = require('../../src/storage/sqlite/id-filter')
-const { writeOps } = require('../../src/storage/sqlite/write-ops')
+const { indexMerges } = require('../../src/storage/sqlite/index-merges')
 const { idToBlob } = require('../../src/storage/sqlite/ids')
 const { ID_TABLES } = require('../../src/storage/sqlite/schema')
 
@@ -63,7 +63,7 @@ test('read while merges move ids upwards, the filter says "may be there" of ever
     const rowsIn = ID_TABLES.map((table) => db.prepare(`SELECT count(*) FROM ${table}`).pluck().get())
     assert.ok(rowsIn.filter((n) => n > 0).length >= 3, `ids in several levels (${rowsIn})`)
     const filter = idFilter(db, { chunkIds: 7 })
-    const { upkeep } = writeOps(db)
+    const { upkeep } = indexMerges(db)
     // a chunk read now and then while every level below the largest is
     // merged upwards: ids leave levels not read yet for those read already
     let reads = 0

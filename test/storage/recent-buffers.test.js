@@ -12,7 +12,7 @@ const crypto = require('node:crypto')
 const { startLrs, ENGINE } = require('../helpers/lrs')
 const { statement } = require('../helpers/statements')
 const { openDatabase } = require('../../src/storage/sqlite/open')
-const { writeOps } = require('../../src/storage/sqlite/write-ops')
+const { indexMerges } = require('../../src/storage/sqlite/index-merges')
 const { checkSqliteStore } = require('../../src/storage/sqlite/check')
 
 const skip = ENGINE !== 'sqlite' && 'SQLite files only'
@@ -35,7 +35,7 @@ async function allIds (lrs, query) {
 function copySlices (dataDir, slices) {
   const db = openDatabase(dataDir)
   try {
-    const { upkeep } = writeOps(db)
+    const { upkeep } = indexMerges(db)
     const round = upkeep.startRound(0, 8, upkeep.statementsIn(0))
     for (let i = 0; i < slices; i++) {
       db.exec('BEGIN IMMEDIATE')

@@ -22,7 +22,7 @@
 // Both kinds of index rows are written first to a small recent level (two
 // buffers, RECENT_BUFFERS below) and moved in bulk, in key order, to the next
 // level when a level holds sixteen times the statements of the one before
-// (write-ops.js, upkeep): recent (8,192), middle (131,072), level2
+// (index-merges.js): recent (8,192), middle (131,072), level2
 // (2,097,152), level3 (33,554,432), then the big tables (statement_terms,
 // statement_ids) with everything older. A commit of 500 statements adds
 // rows in hundreds of places of each order: inserted into the big tables
@@ -60,7 +60,7 @@ const VERSION = 8
 // The recent level is two buffers (RECENT_BUFFERS; which one takes the
 // inserts is in index_recent). Once the one that does is full, the other
 // takes them, and the full one is copied into the middle level in slices,
-// then emptied at once (write-ops.js, upkeep): no slice has to delete the
+// then emptied at once (index-merges.js): no slice has to delete the
 // rows it copied from a table that is being inserted into, and a commit
 // rewrites the pages of the buffer that takes inserts only. Until it is
 // emptied, the rows of the copied buffer are in the middle level as well:

@@ -128,7 +128,7 @@ function createWriterLoop ({ dataDir, walLimitBytes, mergeStatements, middleStat
   }
 
   let storedSinceCheck = 0
-  const rounds = new Array(upkeep.levels).fill(null) // by level: write-ops.js, upkeep.startRound
+  const rounds = new Array(upkeep.levels).fill(null) // by level: index-merges.js, upkeep.startRound
   let turn = 0
   // Statements a level holds before it is merged into the next.
   const thresholds = rounds.map((_, level) => level === 0 ? mergeAt : middleAt * levelRatio ** (level - 1))

@@ -1,0 +1,174 @@
+'use strict'
+
+// The index levels of the SQLite store (schema.js, LEVELS) kept in shape:
+// rounds that merge each level into the next, the switch of the two
+// recent buffers, and the statements each level holds (index_levels). Run
+// by the writer between its transactions (writer-loop.js), each slice in a
+// transaction of its own.
+
+const { RECENT_BUFFERS, UPPER_LEVELS } = require('./schema')
+
+function indexMerges (db) {
+  const activeRecent = db.prepare('SELECT active FROM index_recent').pluck()
+  const setActiveRecent = db.prepare('UPDATE index_recent SET active = ?')
+  // The index rows of one level into the next (schema.js, LEVELS), in
+  // rounds: a round takes the rows there when it starts (seq <= its cap)
+  // and moves them in slices of key ranges, each a transaction of its own.
+  // All of a round's rows together rewrite each page of the next level
+  // about once, which is what makes merging pay; the slices keep each hold
+  // of the write lock short (one transaction for 8,192 statements held it
+  // 500 ms at 1 M). Rows stored after the start wait for the next round.
+  // Each slice's end is found when it starts, `step` rows past the last
+  // one's: finding them all at the start read a whole level at once (two
+  // seconds for a level of 2 M statements, holding every request).
+  // A round of the recent level (level 0) first switches the recent
+  // buffers, then copies the full one and empties it with its last slice.
+  const FIRST_TERM = [-1, -1]
+  const LAST_TERM = [Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER]
+  const FIRST_ID = Buffer.alloc(0)
+  const LAST_ID = Buffer.alloc(17, 0xff)
+  const DONE = { terms: LAST_TERM, ids: LAST_ID, switched: true }
+  // The bench's statements have 8 to 10 (term, seq) rows; a round whose
+  // statements have more or fewer takes more or fewer slices for them.
+  const TERM_ROWS_PER_STATEMENT = 9
+  const levelCount = db.prepare('SELECT statements FROM index_levels WHERE level = ?').pluck()
+  const addToLevel = db.prepare('INSERT INTO index_levels (level, statements) VALUES (?, ?) ON CONFLICT (level) DO UPDATE SET statements = max(0, statements + excluded.statements)')
+  const BIG = UPPER_LEVELS.length // levels: 0 recent, 1 middle, 2 level2, 3 level3, BIG the big tables
+  // Statements moved into or out of `level` (counted above recent, below big).
+  function countInLevel (level, n) {
+    if (level > 0 && level < BIG && n) addToLevel.run(level, n)
+  }
+  // The level (as above) of LEVELS[i] (schema.js: both recent buffers first).
+  const levelOfTable = (i) => Math.max(0, i - RECENT_BUFFERS.length + 1)
+  // What moves the rows of level `from` into level `to`.
+  function mover (from, to) {
+    return {
+      newest: db.prepare(`SELECT max(seq) FROM ${from.ids}`).pluck(),
+      termAfter: db.prepare(`SELECT term, seq FROM ${from.terms} WHERE (term, seq) > (?, ?) ORDER BY term, seq LIMIT 1 OFFSET ?`).raw(),
+      idAfter: db.prepare(`SELECT id FROM ${from.ids} WHERE id > ? ORDER BY id LIMIT 1 OFFSET ?`).pluck(),
+      moveTerms: db.prepare(`INSERT INTO ${to.terms} (term, seq, verb) SELECT term, seq, verb FROM ${from.terms}
+        WHERE (term, seq) > (?, ?) AND (term, seq) <= (?, ?) AND seq <= ? ORDER BY term, seq`),
+      dropTerms: db.prepare(`DELETE FROM ${from.terms} WHERE (term, seq) > (?, ?) AND (term, seq) <= (?, ?) AND seq <= ?`),
+      moveIds: db.prepare(`INSERT INTO ${to.ids} (id, seq) SELECT id, seq FROM ${from.ids} WHERE id > ? AND id <= ? AND seq <= ? ORDER BY id`),
+      dropIds: db.prepare(`DELETE FROM ${from.ids} WHERE id > ? AND id <= ? AND seq <= ?`)
+    }
+  }
+  // What copies recent buffer `from` into the middle level `to`, and
+  // empties it. (OR IGNORE: see the top of this file.)
+  function copier (from, to) {
+    return {
+      count: db.prepare(`SELECT count(*) FROM ${from.ids}`).pluck(),
+      hasRows: db.prepare(`SELECT EXISTS (SELECT 1 FROM ${from.ids}) OR EXISTS (SELECT 1 FROM ${from.terms})`).pluck(),
+      termAfter: db.prepare(`SELECT term, seq FROM ${from.terms} WHERE (term, seq) > (?, ?) ORDER BY term, seq LIMIT 1 OFFSET ?`).raw(),
+      idAfter: db.prepare(`SELECT id FROM ${from.ids} WHERE id > ? ORDER BY id LIMIT 1 OFFSET ?`).pluck(),
+      copyTerms: db.prepare(`INSERT OR IGNORE INTO ${to.terms} (term, seq, verb) SELECT term, seq, verb FROM ${from.terms}
+        WHERE (term, seq) > (?, ?) AND (term, seq) <= (?, ?) ORDER BY term, seq`),
+      copyIds: db.prepare(`INSERT OR IGNORE INTO ${to.ids} (id, seq) SELECT id, seq FROM ${from.ids} WHERE id > ? AND id <= ? ORDER BY id`),
+      // no WHERE: SQLite drops the table's pages without visiting its rows
+      emptyTerms: db.prepare(`DELETE FROM ${from.terms}`),
+      emptyIds: db.prepare(`DELETE FROM ${from.ids}`)
+    }
+  }
+  const copiers = RECENT_BUFFERS.map((buffer) => copier(buffer, UPPER_LEVELS[0]))
+  // movers[level]: level into level + 1, above the recent level
+  const movers = [null, ...UPPER_LEVELS.slice(0, -1).map((level, i) => mover(level, UPPER_LEVELS[i + 1]))]
+
+  // A slice of a round of the recent level: the first switches the
+  // buffers, if the other one is still empty. Each goes on from where the
+  // copy has got to in the file, so writers beside this one (an import,
+  // the threads of LRS_SQLITE_WRITER=thread) may take turns at a round; one
+  // that finds the buffers switched since by another ends.
+  function copySlice ({ buffer, idStep, termStep, after: mine }) {
+    const taking = activeRecent.get()
+    if (!mine.switched) {
+      if (taking !== buffer || copiers[1 - buffer].hasRows.get()) return DONE
+      setActiveRecent.run(1 - buffer)
+    } else if (taking === buffer) {
+      return DONE
+    }
+    const after = mine.switched ? copiedAfter() : mine
+    const c = copiers[buffer]
+    const next = { ...after, switched: true }
+    if (after.terms !== LAST_TERM) {
+      next.terms = c.termAfter.get(...after.terms, termStep - 1) || LAST_TERM
+      c.copyTerms.run(...after.terms, ...next.terms)
+    }
+    if (after.ids !== LAST_ID) {
+      next.ids = c.idAfter.get(after.ids, idStep - 1) || LAST_ID
+      countInLevel(1, c.copyIds.run(after.ids, next.ids).changes)
+    }
+    if (next.terms === LAST_TERM && next.ids === LAST_ID) {
+      c.emptyTerms.run()
+      c.emptyIds.run()
+      setCopied.run(null, null, null)
+    } else {
+      setCopied.run(...next.terms, next.ids)
+    }
+    return next
+  }
+  const copiedSoFar = db.prepare('SELECT copied_term, copied_seq, copied_id FROM index_recent').raw()
+  const setCopied = db.prepare('UPDATE index_recent SET copied_term = ?, copied_seq = ?, copied_id = ?')
+  // where a round of the recent buffer not taking inserts goes on from
+  function copiedAfter () {
+    const [term, seq, id] = copiedSoFar.get()
+    return {
+      terms: term === null ? FIRST_TERM : term === LAST_TERM[0] ? LAST_TERM : [term, seq],
+      ids: id === null ? FIRST_ID : LAST_ID.equals(id) ? LAST_ID : id,
+      switched: true
+    }
+  }
+
+  const upkeep = {
+    levels: BIG, // the levels that are merged into another
+    // the statements in level `level` (below the big one); of the recent
+    // level, in the buffer taking inserts
+    statementsIn: (level) => level === 0 ? copiers[activeRecent.get()].count.get() : levelCount.get(level) || 0,
+    // whether the recent buffer not taking inserts has rows (a round
+    // copying it was cut short)
+    recentLeft: () => copiers[1 - activeRecent.get()].hasRows.get() === 1,
+    // A round of level `level` into the next in about `slices` slices;
+    // null when there is nothing to move. `after`: the last keys moved.
+    startRound (level, slices, statements) {
+      const after = { terms: FIRST_TERM, ids: FIRST_ID, switched: false }
+      if (level === 0) {
+        const taking = activeRecent.get()
+        const left = copiers[1 - taking].hasRows.get() === 1
+        const buffer = left ? 1 - taking : taking
+        const idStep = Math.max(1, Math.ceil(copiers[buffer].count.get() / slices))
+        return { level, buffer, idStep, termStep: idStep * TERM_ROWS_PER_STATEMENT, after: { ...after, switched: left } }
+      }
+      const seqCap = movers[level].newest.get()
+      if (seqCap === null) return null
+      const idStep = Math.max(1, Math.ceil(statements / slices))
+      return { level, seqCap, idStep, termStep: idStep * TERM_ROWS_PER_STATEMENT, after }
+    },
+    // Moves the next slice of `round`, inside the caller's transaction.
+    // Returns the `after` of the round once it has committed, for the
+    // caller to set then (a slice undone is moved again).
+    mergeSlice (round) {
+      if (round.level === 0) return copySlice(round)
+      const { level, seqCap, idStep, termStep, after } = round
+      const m = movers[level]
+      const next = { ...after }
+      if (after.terms !== LAST_TERM) {
+        next.terms = m.termAfter.get(...after.terms, termStep - 1) || LAST_TERM
+        m.moveTerms.run(...after.terms, ...next.terms, seqCap)
+        m.dropTerms.run(...after.terms, ...next.terms, seqCap)
+      }
+      if (after.ids !== LAST_ID) {
+        next.ids = m.idAfter.get(after.ids, idStep - 1) || LAST_ID
+        const moved = m.moveIds.run(after.ids, next.ids, seqCap).changes
+        m.dropIds.run(after.ids, next.ids, seqCap)
+        countInLevel(level, -moved)
+        countInLevel(level + 1, moved)
+      }
+      return next
+    },
+    // whether a round that has got to `after` has moved everything
+    roundDone: (after) => after.terms === LAST_TERM && after.ids === LAST_ID
+  }
+
+  return { upkeep, activeRecent, countInLevel, levelOfTable }
+}
+
+module.exports = { indexMerges }
