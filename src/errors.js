@@ -5,9 +5,19 @@
 // named after the xAPI condition.
 // Errors become HTTP responses in exactly one place: src/http/error-handler.js.
 
+// A client error (4xx) takes no stack trace: none is ever logged (the error
+// handler logs 5xx only), and capturing one was most of what making a
+// refusal's error cost (about 10 of 11 us at 20 frames deep; a 429 under
+// overload, a 400 for each bad statement).
 class LrsError extends Error {
   constructor (code, status, message, { headers, cause } = {}) {
-    super(message, cause ? { cause } : undefined)
+    const limit = Error.stackTraceLimit
+    if (status < 500) Error.stackTraceLimit = 0
+    try {
+      super(message, cause ? { cause } : undefined)
+    } finally {
+      Error.stackTraceLimit = limit
+    }
     this.name = 'LrsError'
     this.code = code
     this.status = status
