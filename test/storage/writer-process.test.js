@@ -125,6 +125,8 @@ test('the writer reports what its transactions carried: statements, worker write
   assert.ok(after.transactions - before.transactions >= 1 && after.transactions - before.transactions <= after.operations - before.operations, `14 statements in ${after.transactions - before.transactions} transactions`)
   assert.ok(after.operations - before.operations >= 2, 'each worker\'s write is an operation')
   assert.ok(after.busyMs >= before.busyMs && after.uptimeMs > before.uptimeMs)
+  // the host's one writer keeps a page cache of 256 MiB (writer-loop.js), every other connection 64
+  assert.equal(after.cacheKiB, 256 * 1024)
 })
 
 test('a worker sends the writer a term as its string once, and then its id (the writer answered it); another worker learns it for itself', { skip }, async (t) => {

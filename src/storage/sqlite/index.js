@@ -43,7 +43,14 @@ function openSqliteStorage (config, logger, { hooks = {} } = {}) {
   db.pragma('query_only = ON')
   const writer = config.sqliteWriter === 'process'
     ? connectWriter(writerSocketPath(config.dataDir), logger, { waitMs: config.writerWaitMs })
-    : startWriter(config.dataDir, logger, { walLimitBytes: hooks.walLimitBytes, mergeStatements: hooks.mergeStatements, middleStatements: hooks.middleStatements, levelRatio: hooks.levelRatio, maxPageCount: hooks.maxPageCount })
+    : startWriter(config.dataDir, logger, {
+      walLimitBytes: hooks.walLimitBytes,
+      mergeStatements: hooks.mergeStatements,
+      middleStatements: hooks.middleStatements,
+      levelRatio: hooks.levelRatio,
+      maxPageCount: hooks.maxPageCount,
+      oneWriter: config.sqliteWriter === 'auto' // a process on its own; `thread`: one in every worker
+    })
   const diskFull = watchDiskFull(writer, { dataDir: config.dataDir, logger, resumeFreeBytes: hooks.resumeFreeBytes })
   const ready = writer.ready.then(() => logger.info({ file: databaseFile(config.dataDir) }, 'database ready'))
   ready.catch((err) => logger.error({ err }, 'database writer failed to start'))

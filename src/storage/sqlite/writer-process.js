@@ -69,7 +69,7 @@ async function startWriterProcess (config, logger) {
   makeSchema(config.dataDir)
   const socketPath = writerSocketPath(config.dataDir)
   await claimSocket(socketPath)
-  const loop = createWriterLoop({ dataDir: config.dataDir, shared: false }, {
+  const loop = createWriterLoop({ dataDir: config.dataDir, shared: false, oneWriter: true }, {
     warn: (message, error) => logger.warn({ err: error }, message)
   })
   const connections = new Set()

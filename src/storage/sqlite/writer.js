@@ -8,8 +8,9 @@ const { Worker } = require('node:worker_threads')
 const { errors } = require('../../errors')
 const { errorFrom } = require('./writer-errors')
 
-function startWriter (dataDir, logger, { walLimitBytes, mergeStatements, middleStatements, levelRatio, maxPageCount } = {}) {
-  const worker = new Worker(path.join(__dirname, 'writer-thread.js'), { workerData: { dataDir, walLimitBytes, mergeStatements, middleStatements, levelRatio, maxPageCount } })
+// `oneWriter`: this process's thread is the store's only writer (writer-loop.js).
+function startWriter (dataDir, logger, { walLimitBytes, mergeStatements, middleStatements, levelRatio, maxPageCount, oneWriter = false } = {}) {
+  const worker = new Worker(path.join(__dirname, 'writer-thread.js'), { workerData: { dataDir, walLimitBytes, mergeStatements, middleStatements, levelRatio, maxPageCount, oneWriter } })
   const pending = new Map()
   let next = 0
   let failed = null
