@@ -67,13 +67,15 @@ const SLICE_STATEMENTS = 4096
 // The page cache of the host's one writer (the writer process, or the
 // thread of a process on its own; open.js gives every other connection
 // 64 MiB, and so the writer threads of LRS_SQLITE_WRITER=thread, one in
-// every worker). A merge into a level of millions
-// rewrites pages the last checkpoint has not put back in the file yet, and
-// those are read from the WAL, not the map: with 64 MiB they were read
-// again and again. At 11.5 M statements the writer took 77.7 / 79.2 / 66.8
-// against 109.5 / 98.0 / 99.4 us of CPU per statement, 10,326 / 10,876 /
-// 12,230 against 6,998 / 8,552 / 8,607 statements/s (bench/writer-profile.js
-// --store, three alternations). 512 MiB and 1 GiB measured slower again
+// every worker). A merge into a level of millions reads and rewrites
+// pages that the memory map does not cover: SQLite maps at most 2 GiB of
+// the file (11.3 GiB at 11.5 M statements, most of its index pages past
+// that), and pages a checkpoint has not put back yet are read from the
+// WAL. Those come through the page cache, and with 64 MiB they were most
+// likely read again and again. At 11.5 M statements the writer took 78.0
+// against 98.7 us of CPU per statement, 10,890 against 8,580 statements/s
+// (medians; bench/writer-profile.js --store, six alternations,
+// docs/benchmarks.md). 512 MiB and 1 GiB measured slower again
 // in runs of 100,000 statements: a cache that has not filled yet costs a
 // fresh allocation for every page.
 const ONE_WRITER_CACHE_KIB = 256 * 1024
