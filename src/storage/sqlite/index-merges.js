@@ -40,12 +40,18 @@ function indexMerges (db) {
   }
   // The level (as above) of LEVELS[i] (schema.js: both recent buffers first).
   const levelOfTable = (i) => Math.max(0, i - RECENT_BUFFERS.length + 1)
+  // Where the next slice of level `from` ends: `step` rows past the last key.
+  function sliceEnds (from) {
+    return {
+      termAfter: db.prepare(`SELECT term, seq FROM ${from.terms} WHERE (term, seq) > (?, ?) ORDER BY term, seq LIMIT 1 OFFSET ?`).raw(),
+      idAfter: db.prepare(`SELECT id FROM ${from.ids} WHERE id > ? ORDER BY id LIMIT 1 OFFSET ?`).pluck()
+    }
+  }
   // What moves the rows of level `from` into level `to`.
   function mover (from, to) {
     return {
+      ...sliceEnds(from),
       newest: db.prepare(`SELECT max(seq) FROM ${from.ids}`).pluck(),
-      termAfter: db.prepare(`SELECT term, seq FROM ${from.terms} WHERE (term, seq) > (?, ?) ORDER BY term, seq LIMIT 1 OFFSET ?`).raw(),
-      idAfter: db.prepare(`SELECT id FROM ${from.ids} WHERE id > ? ORDER BY id LIMIT 1 OFFSET ?`).pluck(),
       moveTerms: db.prepare(`INSERT INTO ${to.terms} (term, seq, verb) SELECT term, seq, verb FROM ${from.terms}
         WHERE (term, seq) > (?, ?) AND (term, seq) <= (?, ?) AND seq <= ? ORDER BY term, seq`),
       dropTerms: db.prepare(`DELETE FROM ${from.terms} WHERE (term, seq) > (?, ?) AND (term, seq) <= (?, ?) AND seq <= ?`),
@@ -58,9 +64,8 @@ function indexMerges (db) {
   function copier (from, to) {
     return {
       count: db.prepare(`SELECT count(*) FROM ${from.ids}`).pluck(),
+      ...sliceEnds(from),
       hasRows: db.prepare(`SELECT EXISTS (SELECT 1 FROM ${from.ids}) OR EXISTS (SELECT 1 FROM ${from.terms})`).pluck(),
-      termAfter: db.prepare(`SELECT term, seq FROM ${from.terms} WHERE (term, seq) > (?, ?) ORDER BY term, seq LIMIT 1 OFFSET ?`).raw(),
-      idAfter: db.prepare(`SELECT id FROM ${from.ids} WHERE id > ? ORDER BY id LIMIT 1 OFFSET ?`).pluck(),
       copyTerms: db.prepare(`INSERT OR IGNORE INTO ${to.terms} (term, seq, verb) SELECT term, seq, verb FROM ${from.terms}
         WHERE (term, seq) > (?, ?) AND (term, seq) <= (?, ?) ORDER BY term, seq`),
       copyIds: db.prepare(`INSERT OR IGNORE INTO ${to.ids} (id, seq) SELECT id, seq FROM ${from.ids} WHERE id > ? AND id <= ? ORDER BY id`),
@@ -129,7 +134,7 @@ function indexMerges (db) {
     // A round of level `level` into the next in about `slices` slices;
     // null when there is nothing to move. `after`: the last keys moved.
     startRound (level, slices, statements) {
-      const after = { terms: FIRST_TERM, ids: FIRST_ID, switched: false }
+      const after = { terms: FIRST_TERM, ids: FIRST_ID }
       if (level === 0) {
         const taking = activeRecent.get()
         const left = copiers[1 - taking].hasRows.get() === 1

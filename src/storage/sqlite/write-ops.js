@@ -148,7 +148,7 @@ function writeOps (db) {
   let active = activeRecent.get()
   const insertIds = RECENT_BUFFERS.map((buffer) => db.prepare(`INSERT INTO ${buffer.ids} (id, seq) VALUES (?, ?)`))
   const insertOutbox = db.prepare('INSERT INTO forward_outbox (upstream, statement_id, enqueued_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING')
-  const pairInserts = new Map()
+  const pairInserts = RECENT_BUFFERS.map(() => new Map()) // by buffer, by number of parameters
   // The (term, seq) rows of the statements storeBatch stored in this
   // transaction, inserted once at its end (beforeCommit) in one sort:
   // measured against a sort and insert per request, 7 % less writer CPU per
@@ -181,11 +181,10 @@ function writeOps (db) {
         params[j + 1] = pairs[k + 1]
         params[j + 2] = verbOf.get(pairs[k + 1])
       }
-      const key = active * 1e6 + params.length
-      let insert = pairInserts.get(key)
+      let insert = pairInserts[active].get(params.length)
       if (!insert) {
         insert = db.prepare(`INSERT OR IGNORE INTO ${RECENT_BUFFERS[active].terms} (term, seq, verb) VALUES ` + new Array(params.length / 3).fill('(?, ?, ?)').join(', '))
-        pairInserts.set(key, insert)
+        pairInserts[active].set(params.length, insert)
       }
       insert.run(params)
     }
