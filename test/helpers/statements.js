@@ -1,6 +1,7 @@
 'use strict'
 
-// Statement factories with overrides.
+// Statement factories with overrides, and reading every page of a query.
+const assert = require('node:assert/strict')
 const crypto = require('node:crypto')
 
 function statement (overrides = {}) {
@@ -12,4 +13,18 @@ function statement (overrides = {}) {
   }
 }
 
-module.exports = { statement }
+// The ids of every statement GET /statements?<query> returns, following
+// `more` through pages of 7 (small, so that a walk crosses pages).
+async function allIds (lrs, query) {
+  const ids = []
+  let url = `/statements?limit=7&${query}`
+  while (url) {
+    const page = await lrs.client(url)
+    assert.equal(page.status, 200, page.text)
+    ids.push(...page.json.statements.map((s) => s.id))
+    url = page.json.more ? page.json.more.replace(/^\/xapi/, '') : null
+  }
+  return ids
+}
+
+module.exports = { statement, allIds }

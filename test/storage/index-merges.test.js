@@ -11,23 +11,12 @@ const assert = require('node:assert/strict')
 const crypto = require('node:crypto')
 const Database = require('better-sqlite3')
 const { startLrs, ENGINE } = require('../helpers/lrs')
-const { statement } = require('../helpers/statements')
+const { statement, allIds } = require('../helpers/statements')
 const { databaseFile } = require('../../src/storage/sqlite/open')
 
 const q = (value) => encodeURIComponent(JSON.stringify(value))
 const ATTEMPTED = { id: 'http://adlnet.gov/expapi/verbs/attempted', display: { 'en-US': 'attempted' } }
 
-async function allIds (lrs, query) {
-  const ids = []
-  let url = `/statements?limit=7&${query}`
-  while (url) {
-    const page = await lrs.client(url)
-    assert.equal(page.status, 200)
-    ids.push(...page.json.statements.map((s) => s.id))
-    url = page.json.more ? page.json.more.replace(/^\/xapi/, '') : null
-  }
-  return ids
-}
 
 test('statements stay findable, unique and voidable across index merges by two writers', { skip: ENGINE !== 'sqlite' && 'the sqlite engine' }, async () => {
   const hooks = { mergeStatements: 4, middleStatements: 8, levelRatio: 2 }

@@ -10,7 +10,7 @@ const { test } = require('node:test')
 const assert = require('node:assert/strict')
 const crypto = require('node:crypto')
 const { startLrs, ENGINE } = require('../helpers/lrs')
-const { statement } = require('../helpers/statements')
+const { statement, allIds } = require('../helpers/statements')
 const { openDatabase } = require('../../src/storage/sqlite/open')
 const { indexMerges } = require('../../src/storage/sqlite/index-merges')
 const { checkSqliteStore } = require('../../src/storage/sqlite/check')
@@ -18,17 +18,6 @@ const { checkSqliteStore } = require('../../src/storage/sqlite/check')
 const skip = ENGINE !== 'sqlite' && 'SQLite files only'
 const q = (value) => encodeURIComponent(JSON.stringify(value))
 
-async function allIds (lrs, query) {
-  const ids = []
-  let url = `/statements?limit=7&${query}`
-  while (url) {
-    const page = await lrs.client(url)
-    assert.equal(page.status, 200, page.text)
-    ids.push(...page.json.statements.map((s) => s.id))
-    url = page.json.more ? page.json.more.replace(/^\/xapi/, '') : null
-  }
-  return ids
-}
 
 // Runs `slices` slices of a round of the recent level, each in a
 // transaction of its own, as the writer does.
