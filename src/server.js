@@ -24,7 +24,7 @@ const { createClusterMetrics } = require('./metrics/cluster-metrics')
 async function startServer (config, { logger = createLogger(config), monitorCommands = false, hooks = {} } = {}) {
   const lifecycle = { shuttingDown: false }
   const storage = openStorage(config, logger, { monitorCommands, hooks })
-  const credentials = createCredentialStore({ config, storage, logger })
+  const credentials = createCredentialStore({ config, storage, logger, hooks })
   const credentialsLoaded = credentials.start()
   const readBodies = requestBodies({ limit: config.bodyLimit, maxInFlightBytes: config.maxInFlightBytes })
   let batcher = null

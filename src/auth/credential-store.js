@@ -41,8 +41,9 @@ const MAX_REMEMBERED = 10000
 const MAX_QUEUED_VERIFICATIONS = 64
 const USE_NOTE_MS = 60000
 
-// `hooks.secretChecked`: tests only, awaited after each secret's check and
-// before its answer is used.
+// Tests only: `hooks.secretQueued(key)`, called when a secret of `key`
+// joins the verification queue; `hooks.secretChecked(key)`, awaited after
+// each secret's check and before its answer is used.
 function createCredentialStore ({ config, storage, logger, hooks = {} }) {
   const repo = storage.credentials
   const byKey = new Map()
@@ -247,8 +248,10 @@ function createCredentialStore ({ config, storage, logger, hooks = {} }) {
     countAttempt(names, 1)
     let ok
     try {
-      ok = await verifyQueued(secret, credential.secretHash, { first })
-      if (hooks.secretChecked) await hooks.secretChecked()
+      const queued = verifyQueued(secret, credential.secretHash, { first })
+      if (hooks.secretQueued) hooks.secretQueued(key)
+      ok = await queued
+      if (hooks.secretChecked) await hooks.secretChecked(key)
     } finally {
       countAttempt(names, -1)
     }
