@@ -103,9 +103,10 @@ function commandLine (pid) {
 }
 
 // CPU seconds (user + system) a process has used, from /proc.
-function cpuSeconds (pid) {
+// `tid`: of that thread of the process only.
+function cpuSeconds (pid, tid) {
   try {
-    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')
+    const fields = fs.readFileSync(tid === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${tid}/stat`, 'utf8').split(') ')[1].split(' ')
     return (Number(fields[11]) + Number(fields[12])) / 100
   } catch {
     return 0

@@ -11,10 +11,9 @@ const os = require('node:os')
 const path = require('node:path')
 const { execFileSync } = require('node:child_process')
 const { MongoClient } = require('mongodb')
-const Database = require('better-sqlite3')
 const { startFerretDB } = require('../tools/ferretdb')
 const { freePort } = require('../tools/free-port')
-const { databaseFile } = require('../src/storage/sqlite/open')
+const { openDatabase } = require('../src/storage/sqlite/open')
 const { idToBlob } = require('../src/storage/sqlite/ids')
 const { SEQ_OF_ID } = require('../src/storage/sqlite/schema')
 
@@ -26,7 +25,7 @@ function duBytes (dir) {
 
 function sqliteStore (dataDir) {
   const read = (fn) => {
-    const db = new Database(databaseFile(dataDir), { readonly: true })
+    const db = openDatabase(dataDir, { readonly: true })
     try { return fn(db) } finally { db.close() }
   }
   return {
@@ -45,7 +44,7 @@ function sqliteStore (dataDir) {
     },
     // After a checkpoint: what the data takes, not what the WAL holds meanwhile.
     bytesOnDisk () {
-      const db = new Database(databaseFile(dataDir))
+      const db = openDatabase(dataDir)
       try { db.pragma('wal_checkpoint(TRUNCATE)') } finally { db.close() }
       return duBytes(dataDir)
     },

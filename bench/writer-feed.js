@@ -7,7 +7,8 @@
 // BATCH-statement requests spread over them. The records are built and
 // packed once (a worker's work, not the writer's) and sent again under new
 // ids. Per worker count: statements/s, the writer process's CPU per
-// statement (from /proc), and what its loop reports (op writerStats):
+// statement (from /proc; and of its main thread alone, the one that
+// commits: the merge thread is another), and what its loop reports (op writerStats):
 // statements per transaction, operations (worker writes) per transaction,
 // and the share of the time it was busy. Counts alternate over the
 // repetitions; the figures are medians.
@@ -126,11 +127,13 @@ async function feed ({ workers, connections, seconds, batch, next, root, strings
     await new Promise((resolve) => setTimeout(resolve, 1000)) // warm-up, not counted
     const s0 = await stats()
     const cpu0 = cpuSeconds(writer.child.pid)
+    const main0 = cpuSeconds(writer.child.pid, writer.child.pid)
     const n0 = stored
     const t0 = Date.now()
     await new Promise((resolve) => setTimeout(resolve, seconds * 1000))
     const s1 = await stats()
     const cpu1 = cpuSeconds(writer.child.pid)
+    const main1 = cpuSeconds(writer.child.pid, writer.child.pid)
     const n1 = stored
     const wall = (Date.now() - t0) / 1000
     stop = true
@@ -143,6 +146,8 @@ async function feed ({ workers, connections, seconds, batch, next, root, strings
       statementsPerSec: Math.round((n1 - n0) / wall),
       writerCpuMicrosPerStatement: +(((cpu1 - cpu0) / (n1 - n0)) * 1e6).toFixed(1),
       writerCores: +((cpu1 - cpu0) / wall).toFixed(2),
+      // its main thread alone, the one that commits (not the merge thread)
+      writerMainThreadMicrosPerStatement: +(((main1 - main0) / (n1 - n0)) * 1e6).toFixed(1),
       statementsPerTransaction: perTransaction('statements', 0),
       operationsPerTransaction: perTransaction('operations', 1),
       writerBusyShare: transactions ? +((s1.busyMs - s0.busyMs) / (wall * 1000)).toFixed(2) : null
@@ -187,7 +192,7 @@ async function main () {
   const rows = roots.flatMap(({ root, strings }) => counts.map((workers) => {
     const mine = runs.filter((x) => x.workers === workers && x.root === label(root, strings))
     const m = (k) => median(mine.map((x) => x[k]))
-    return { root: mine[0].root, workers, statementsPerSec: m('statementsPerSec'), writerCpuMicrosPerStatement: m('writerCpuMicrosPerStatement'), statementsPerTransaction: m('statementsPerTransaction'), operationsPerTransaction: m('operationsPerTransaction'), writerBusyShare: m('writerBusyShare') }
+    return { root: mine[0].root, workers, statementsPerSec: m('statementsPerSec'), writerCpuMicrosPerStatement: m('writerCpuMicrosPerStatement'), writerMainThreadMicrosPerStatement: m('writerMainThreadMicrosPerStatement'), statementsPerTransaction: m('statementsPerTransaction'), operationsPerTransaction: m('operationsPerTransaction'), writerBusyShare: m('writerBusyShare') }
   }))
   process.stdout.write(JSON.stringify({ medians: rows, cpus: os.cpus().length, load: os.loadavg()[0].toFixed(2) }) + '\n')
 }

@@ -6,7 +6,8 @@
 // IN_FLIGHT calls at once, as the workers' requests would reach it.
 // Prints statements/s, the CPU of the writer thread per statement (from
 // /proc: the writer's own work, whatever else this process or machine
-// does) and the bytes on disk per statement.
+// does), that of the other threads the store started (the merge thread)
+// and the bytes on disk per statement.
 //
 //   node bench/writer-profile.js [--n 200000] [--batch 20] [--in-flight 50] [--root <checkout>]
 //   node --cpu-prof --cpu-prof-dir=/tmp/prof bench/writer-profile.js   (one profile per thread)
@@ -84,7 +85,8 @@ function writtenBytes () {
 
 // the bytes of a new store once its WAL is checkpointed; it is removed
 function storeBytes (dir) {
-  const db = new (require(path.join(root, 'node_modules/better-sqlite3')))(path.join(dir, 'lrs.sqlite'))
+  // the root's own opener: the index file too, where it has one
+  const db = require(path.join(root, 'src/storage/sqlite/open')).openDatabase(dir)
   db.pragma('wal_checkpoint(TRUNCATE)')
   db.close()
   const bytes = duBytes(dir)
@@ -128,6 +130,7 @@ async function main () {
   const seconds = Number(process.hrtime.bigint() - t0) / 1e9
   const used = started.map((tid) => threadCpuSeconds(tid) - cpuBefore.get(tid))
   const writerCpu = Math.max(...used)
+  const otherCpu = used.reduce((a, b) => a + b, 0) - writerCpu // the merge thread's, where there is one
   const processCpu = process.cpuUsage(processBefore)
   const written = writtenBytes() - writtenBefore
   await storage.close()
@@ -139,6 +142,7 @@ async function main () {
     inFlight: IN_FLIGHT,
     statementsPerSec: Math.round(N / seconds),
     writerCpuMicrosPerStatement: +(writerCpu / N * 1e6).toFixed(1),
+    otherThreadsCpuMicrosPerStatement: +(otherCpu / N * 1e6).toFixed(1),
     processCpuMicrosPerStatement: +((processCpu.user + processCpu.system) / N).toFixed(1),
     bytesPerStatement: bytes === null ? null : Math.round(bytes / N),
     writtenBytesPerStatement: Math.round(written / N),

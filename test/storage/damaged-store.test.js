@@ -52,6 +52,25 @@ test('random bytes, a broken header or a truncated file: the worker and the writ
   }
 })
 
+test('a damaged index file: the LRS refuses to start, naming it and how to mend it; once it is removed, the LRS builds it again and finds every statement', { skip }, async () => {
+  const file = await storeWithStatements()
+  const dir = path.dirname(file)
+  const index = path.join(dir, 'lrs-index.sqlite')
+  for (const suffix of ['-wal', '-shm']) fs.rmSync(index + suffix, { force: true })
+  fs.writeFileSync(index, require('node:crypto').randomBytes(100000))
+  for (const script of ['src/server.js', 'src/storage/sqlite/writer-process.js']) {
+    const run = start(script, dir)
+    assert.equal(run.status, 78, run.stderr)
+    assert.equal(run.stderr.trim().split('\n').length, 1, `one line, no stack: ${run.stderr}`)
+    assert.ok(run.stderr.includes(index), 'it names the index file')
+    assert.match(run.stderr, /is damaged \(file is not a database\): remove it .*builds it again from the statements/)
+  }
+  fs.rmSync(index)
+  const lrs = await startLrs({ LRS_DATA_DIR: dir, MONGODB_URI: '' })
+  assert.equal((await lrs.client('/statements?limit=100')).json.statements.length, 50)
+  await lrs.close()
+})
+
 test('under pm2-runtime a damaged store ends the runtime instead of restarting workers forever', { skip }, async (t) => {
   const dir = freshStore().LRS_DATA_DIR
   fs.writeFileSync(path.join(dir, 'lrs.sqlite'), Buffer.alloc(50000, 7))

@@ -9,10 +9,9 @@
 const { test } = require('node:test')
 const assert = require('node:assert/strict')
 const crypto = require('node:crypto')
-const Database = require('better-sqlite3')
 const { startLrs, ENGINE } = require('../helpers/lrs')
 const { statement, allIds } = require('../helpers/statements')
-const { databaseFile } = require('../../src/storage/sqlite/open')
+const { openDatabase } = require('../../src/storage/sqlite/open')
 
 const q = (value) => encodeURIComponent(JSON.stringify(value))
 const ATTEMPTED = { id: 'http://adlnet.gov/expapi/verbs/attempted', display: { 'en-US': 'attempted' } }
@@ -28,7 +27,7 @@ test('statements stay findable, unique and voidable across index merges by two w
   // Rows pass through each level on their way to the big tables: which
   // levels held some after a request (a level may be empty at a given
   // moment, its rows moved on and the next round's not in yet).
-  const file = new Database(databaseFile(a.storeEnv.LRS_DATA_DIR), { readonly: true })
+  const file = openDatabase(a.storeEnv.LRS_DATA_DIR, { readonly: true })
   const count = (table) => file.prepare(`SELECT count(*) FROM ${table}`).pluck().get()
   const levels = ['middle', 'level2', 'level3', 'statement']
   const held = new Set()

@@ -11,9 +11,8 @@ const { test } = require('node:test')
 const assert = require('node:assert/strict')
 const path = require('node:path')
 const { spawn } = require('node:child_process')
-const Database = require('better-sqlite3')
 const { freshStore, startLrs, ENGINE } = require('../helpers/lrs')
-const { databaseFile } = require('../../src/storage/sqlite/open')
+const { openDatabase } = require('../../src/storage/sqlite/open')
 const { idToBlob } = require('../../src/storage/sqlite/ids')
 const { SEQ_OF_ID, LEVELS } = require('../../src/storage/sqlite/schema')
 const { checkSqliteStore } = require('../../src/storage/sqlite/check')
@@ -46,7 +45,7 @@ test('kill -9 during index merges at every level loses no acknowledged statement
   const acked = []
   for (const [i, ms] of [37, 151, 89, 263, 11].entries()) acked.push(...await writeThenKill(dataDir, { atLeast: 200 * (i + 1), ms }))
 
-  const db = new Database(databaseFile(dataDir), { readonly: true })
+  const db = openDatabase(dataDir, { readonly: true })
   const seqOf = db.prepare(SEQ_OF_ID).pluck()
   assert.deepEqual(acked.filter((id) => seqOf.get({ id: idToBlob(id) }) === undefined), [], 'every acknowledged id is stored')
   // Rows reach the big tables only through every level before them (a

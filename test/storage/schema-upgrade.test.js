@@ -15,7 +15,8 @@ const assert = require('node:assert/strict')
 const Database = require('better-sqlite3')
 const { startLrs, ENGINE } = require('../helpers/lrs')
 const { statement } = require('../helpers/statements')
-const { databaseFile } = require('../../src/storage/sqlite/open')
+const { databaseFile, openDatabase } = require('../../src/storage/sqlite/open')
+const { asOneFile } = require('../helpers/sqlite-files')
 const { hashedAgent } = require('../../src/storage/sqlite/terms')
 const { agentKey } = require('../../src/resources/agents/agent-keys')
 const { checkSqliteStore } = require('../../src/storage/sqlite/check')
@@ -27,7 +28,7 @@ async function olderStore (body, downgrade) {
   assert.equal((await first.client('/statements', { method: 'POST', body })).status, 200)
   const env = { ...first.storeEnv }
   await first.close({ graceMs: 0 })
-  const db = new Database(databaseFile(env.LRS_DATA_DIR))
+  const db = asOneFile(env.LRS_DATA_DIR)
   downgrade(db)
   db.close()
   return env
@@ -41,7 +42,7 @@ test('a schema 1 file is upgraded: agent terms hashed, documents get their agent
   await first.close({ graceMs: 0 })
 
   // Back to what schema 1 wrote.
-  const db = new Database(databaseFile(env.LRS_DATA_DIR))
+  const db = asOneFile(env.LRS_DATA_DIR)
   const keys = [agentKey(s.actor), 'mbox:mailto:teacher@example.com']
   const unhash = db.prepare('UPDATE terms SET term = ? WHERE term = ?')
   for (const key of keys) for (const kind of ['a', 'r']) unhash.run(`${kind}:${key}`, `${kind}:${hashedAgent(key)}`)
@@ -64,9 +65,9 @@ test('a schema 1 file is upgraded: agent terms hashed, documents get their agent
   assert.equal((await upgraded.client('/statements', { method: 'POST', body: statement() })).status, 200)
   assert.equal((await upgraded.client(`/statements?agent=${q(s.actor)}`)).json.statements.length, 1)
   assert.equal((await upgraded.client(`/statements?agent=${q({ mbox: 'mailto:teacher@example.com' })}&related_agents=true`)).json.statements.length, 1)
-  const check = new Database(databaseFile(env.LRS_DATA_DIR), { readonly: true })
+  const check = openDatabase(env.LRS_DATA_DIR, { readonly: true })
   assert.equal(check.prepare("SELECT count(*) FROM terms WHERE term LIKE '%mailto:%'").pluck().get(), 0)
-  assert.equal(check.pragma('user_version', { simple: true }), 8)
+  assert.equal(check.pragma('user_version', { simple: true }), 9)
   assert.ok(check.prepare('SELECT name FROM pragma_table_info(?)').pluck().all('documents').includes('agent'))
   assert.ok(check.prepare('SELECT name FROM pragma_table_info(?)').pluck().all('statements').includes('stored_ms'))
   assert.doesNotMatch(check.prepare("SELECT sql FROM sqlite_master WHERE name = 'statements'").pluck().get(), /UNIQUE/)
@@ -86,9 +87,10 @@ test('a schema 3 file is upgraded: the middle index tables and stored_ms are add
   const found = (await upgraded.client(`/statements?agent=${q(s.actor)}`)).json.statements
   assert.equal(found.length, 1)
   assert.equal((await upgraded.client(`/statements?statementId=${found[0].id}`)).json.id, found[0].id)
-  const check = new Database(databaseFile(env.LRS_DATA_DIR), { readonly: true })
-  assert.equal(check.pragma('user_version', { simple: true }), 8)
-  assert.equal(check.prepare("SELECT count(*) FROM sqlite_master WHERE name IN ('middle_terms', 'middle_ids', 'statements_stored_ms')").pluck().get(), 3)
+  const check = openDatabase(env.LRS_DATA_DIR, { readonly: true })
+  assert.equal(check.pragma('user_version', { simple: true }), 9)
+  assert.equal(check.prepare("SELECT count(*) FROM idx.sqlite_master WHERE name IN ('middle_terms', 'middle_ids')").pluck().get(), 2)
+  assert.equal(check.prepare("SELECT count(*) FROM main.sqlite_master WHERE name IN ('middle_terms', 'middle_ids', 'statements_stored_ms')").pluck().get(), 1)
   check.close()
 })
 
@@ -148,7 +150,7 @@ test('a store written by schema 6 opens, is upgraded in place and answers as bef
   await lrs.close({ graceMs: 0 })
 
   const db = new Database(databaseFile(dataDir), { readonly: true })
-  assert.equal(db.pragma('user_version', { simple: true }), 8)
+  assert.equal(db.pragma('user_version', { simple: true }), 9)
   const verbs = db.prepare('SELECT verb IS NULL AS unknown, count(*) AS n FROM recent_terms GROUP BY 1 ORDER BY 1').all()
   assert.deepEqual(verbs.map((v) => v.unknown), [0, 1], 'new rows carry their verb, rows of before have none')
   const kinds = db.prepare('SELECT typeof(body) AS kind, count(*) AS n FROM statements GROUP BY 1 ORDER BY 1').all()

@@ -1,9 +1,10 @@
 'use strict'
 
-// `lrs check` on SQLite: is the file sound, and do the statement indexes
-// say what the statements say? Opens the file read-only and reads it in one
-// transaction, so it runs on a stopped store or beside a live LRS (it sees
-// one snapshot; the writer goes on meanwhile). Changes nothing.
+// `lrs check` on SQLite: are the files sound (the database file and the
+// index file, open.js), and do the statement indexes say what the
+// statements say? Opens them read-only and reads them in one transaction,
+// so it runs on a stopped store or beside a live LRS (it sees one
+// snapshot; the writer goes on meanwhile). Changes nothing.
 //
 // The file: PRAGMA integrity_check (every page, every b-tree, every index
 // of a table against its rows), or quick_check (the same without the
@@ -29,8 +30,9 @@
 // Each check stops collecting examples at EXAMPLES but counts every case.
 
 const fs = require('node:fs')
+const path = require('node:path')
 const Database = require('better-sqlite3')
-const { databaseFile } = require('./open')
+const { databaseFile, indexFile } = require('./open')
 const { blobToId } = require('./ids')
 const { LEVELS, RECENT_BUFFERS, UPPER_LEVELS, TERM_TABLES, ID_TABLES } = require('./schema')
 const { unpackBody } = require('./body-codec')
@@ -88,7 +90,7 @@ function checkBodies (db) {
 }
 
 function checkTables (db) {
-  const have = new Set(db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").pluck().all())
+  const have = new Set(db.prepare("SELECT name FROM main.sqlite_master WHERE type = 'table' UNION ALL SELECT name FROM idx.sqlite_master WHERE type = 'table'").pluck().all())
   const missing = ['statements', 'terms', 'index_recent', ...TERM_TABLES, ...ID_TABLES].filter((t) => !have.has(t))
   return missing.length ? [`tables are missing: ${missing.join(', ')} (not a store of this LRS, or a damaged one)`] : []
 }
@@ -167,13 +169,17 @@ function checkIndexes (db) {
 // { ok, problems: [sentence], summary } for the store of `config`.
 function checkSqliteStore (config, { quick = false } = {}) {
   const file = databaseFile(config.dataDir)
+  const index = indexFile(config.dataDir)
   if (!fs.existsSync(file)) return { ok: false, problems: [`there is no database file at ${file} (LRS_DATA_DIR)`], summary: '' }
+  if (!fs.existsSync(index)) return { ok: false, problems: [`there is no index file at ${index}: the LRS makes it again from the statements when it starts (docs/operations.md)`], summary: '' }
   let db
   try {
     db = new Database(file, { readonly: true, fileMustExist: true })
+    db.prepare('ATTACH DATABASE ? AS idx').run(index) // read-only, as the connection
     db.pragma('busy_timeout = 5000')
   } catch (err) {
-    return { ok: false, problems: [`${file} cannot be opened: ${err.message}`], summary: '' }
+    if (db) db.close()
+    return { ok: false, problems: [`${file} or ${index} cannot be opened: ${err.message}`], summary: '' }
   }
   const problems = []
   let found = null
@@ -201,7 +207,7 @@ function checkSqliteStore (config, { quick = false } = {}) {
     try { db.exec('COMMIT') } catch {}
     db.close()
   }
-  const summary = found ? `${file}: ${found.statements} statements; indexes: ${found.perLevel}` : file
+  const summary = found ? `${file}: ${found.statements} statements; indexes (${path.basename(index)} from middle_ids on): ${found.perLevel}` : file
   return { ok: problems.length === 0, problems, summary }
 }
 

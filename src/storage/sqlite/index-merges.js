@@ -2,15 +2,18 @@
 
 // The index levels of the SQLite store (schema.js, LEVELS) kept in shape:
 // rounds that merge each level into the next, the switch of the two
-// recent buffers, and the statements each level holds (index_levels). Run
-// by the writer between its transactions (writer-loop.js), each slice in a
-// transaction of its own.
+// recent buffers, and the statements each level holds (index_levels).
+// The writer switches the recent buffers and empties the full one once it
+// has been copied (`recent`, inside its transactions); the merge thread
+// (merge-loop.js) copies it into the middle level and merges the levels
+// above, each slice in a transaction of its own that writes the index file
+// only (open.js), so that it never waits for the writer nor the writer
+// for it.
 
 const { RECENT_BUFFERS, UPPER_LEVELS } = require('./schema')
 
 function indexMerges (db) {
   const activeRecent = db.prepare('SELECT active FROM index_recent').pluck()
-  const setActiveRecent = db.prepare('UPDATE index_recent SET active = ?')
   // The index rows of one level into the next (schema.js, LEVELS), in
   // rounds: a round takes the rows there when it starts (seq <= its cap)
   // and moves them in slices of key ranges, each a transaction of its own.
@@ -27,12 +30,12 @@ function indexMerges (db) {
   const LAST_TERM = [Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER]
   const FIRST_ID = Buffer.alloc(0)
   const LAST_ID = Buffer.alloc(17, 0xff)
-  const DONE = { terms: LAST_TERM, ids: LAST_ID, switched: true }
+  const DONE = { terms: LAST_TERM, ids: LAST_ID }
   // The bench's statements have 8 to 10 (term, seq) rows; a round whose
   // statements have more or fewer takes more or fewer slices for them.
   const TERM_ROWS_PER_STATEMENT = 9
-  const levelCount = db.prepare('SELECT statements FROM index_levels WHERE level = ?').pluck()
-  const addToLevel = db.prepare('INSERT INTO index_levels (level, statements) VALUES (?, ?) ON CONFLICT (level) DO UPDATE SET statements = max(0, statements + excluded.statements)')
+  const levelCount = db.prepare('SELECT statements FROM idx.index_levels WHERE level = ?').pluck()
+  const addToLevel = db.prepare('INSERT INTO idx.index_levels (level, statements) VALUES (?, ?) ON CONFLICT (level) DO UPDATE SET statements = max(0, statements + excluded.statements)')
   const BIG = UPPER_LEVELS.length // levels: 0 recent, 1 middle, 2 level2, 3 level3, BIG the big tables
   // Statements moved into or out of `level` (counted above recent, below big).
   function countInLevel (level, n) {
@@ -78,22 +81,47 @@ function indexMerges (db) {
   // movers[level]: level into level + 1, above the recent level
   const movers = [null, ...UPPER_LEVELS.slice(0, -1).map((level, i) => mover(level, UPPER_LEVELS[i + 1]))]
 
-  // A slice of a round of the recent level: the first switches the
-  // buffers, if the other one is still empty. Each goes on from where the
-  // copy has got to in the file, so writers beside this one (an import,
-  // the threads of LRS_SQLITE_WRITER=thread) may take turns at a round; one
-  // that finds the buffers switched since by another ends.
-  function copySlice ({ buffer, idStep, termStep, after: mine }) {
-    const taking = activeRecent.get()
-    if (!mine.switched) {
-      if (taking !== buffer || copiers[1 - buffer].hasRows.get()) return DONE
-      setActiveRecent.run(1 - buffer)
-    } else if (taking === buffer) {
-      return DONE
+  // The recent buffers, as the writer keeps them, inside its transactions:
+  // the one taking rows is switched once it holds `statements` and the
+  // other one is empty; the other one is emptied once the merge thread
+  // has copied it whole (index_copy.generation has reached the switch).
+  const switchState = db.prepare('SELECT active, generation FROM index_recent').raw()
+  const setSwitched = db.prepare('UPDATE index_recent SET active = ?, generation = generation + 1')
+  const copiedThrough = db.prepare('SELECT generation FROM idx.index_copy').pluck()
+  const recent = {
+    // whether the buffers were switched
+    switchIfFull (statements) {
+      const [taking] = switchState.get()
+      if (copiers[taking].count.get() < statements || copiers[1 - taking].hasRows.get()) return false
+      setSwitched.run(1 - taking)
+      return true
+    },
+    // whether the full buffer has been copied and waits to be emptied
+    copyDone () {
+      const [taking, generation] = switchState.get()
+      return copiedThrough.get() >= generation && copiers[1 - taking].hasRows.get() === 1
+    },
+    // whether the full buffer was emptied
+    emptyIfCopied () {
+      const [taking, generation] = switchState.get()
+      if (copiedThrough.get() < generation || !copiers[1 - taking].hasRows.get()) return false
+      copiers[1 - taking].emptyTerms.run()
+      copiers[1 - taking].emptyIds.run()
+      return true
     }
-    const after = mine.switched ? copiedAfter() : mine
+  }
+
+  // A slice of the copy of the full recent buffer into the middle level,
+  // by the merge thread: from where the copy has got in the index file, so
+  // that a copy cut short goes on from there. DONE when there is nothing
+  // to copy: no switch since the last copy.
+  function copySlice ({ idStep, termStep }) {
+    const [taking, generation] = switchState.get()
+    if (copiedThrough.get() >= generation) return DONE
+    const buffer = 1 - taking
+    const after = copiedAfter()
     const c = copiers[buffer]
-    const next = { ...after, switched: true }
+    const next = { ...after }
     if (after.terms !== LAST_TERM) {
       next.terms = c.termAfter.get(...after.terms, termStep - 1) || LAST_TERM
       c.copyTerms.run(...after.terms, ...next.terms)
@@ -102,45 +130,37 @@ function indexMerges (db) {
       next.ids = c.idAfter.get(after.ids, idStep - 1) || LAST_ID
       countInLevel(1, c.copyIds.run(after.ids, next.ids).changes)
     }
-    if (next.terms === LAST_TERM && next.ids === LAST_ID) {
-      c.emptyTerms.run()
-      c.emptyIds.run()
-      setCopied.run(null, null, null)
-    } else {
-      setCopied.run(...next.terms, next.ids)
-    }
+    if (next.terms === LAST_TERM && next.ids === LAST_ID) setCopied.run(generation, null, null, null)
+    else setCopied.run(generation - 1, ...next.terms, next.ids)
     return next
   }
-  const copiedSoFar = db.prepare('SELECT copied_term, copied_seq, copied_id FROM index_recent').raw()
-  const setCopied = db.prepare('UPDATE index_recent SET copied_term = ?, copied_seq = ?, copied_id = ?')
-  // where a round of the recent buffer not taking inserts goes on from
+  const copiedSoFar = db.prepare('SELECT copied_term, copied_seq, copied_id FROM idx.index_copy').raw()
+  const setCopied = db.prepare('UPDATE idx.index_copy SET generation = ?, copied_term = ?, copied_seq = ?, copied_id = ?')
+  // where the copy of the full recent buffer goes on from
   function copiedAfter () {
     const [term, seq, id] = copiedSoFar.get()
     return {
       terms: term === null ? FIRST_TERM : term === LAST_TERM[0] ? LAST_TERM : [term, seq],
-      ids: id === null ? FIRST_ID : LAST_ID.equals(id) ? LAST_ID : id,
-      switched: true
+      ids: id === null ? FIRST_ID : LAST_ID.equals(id) ? LAST_ID : id
     }
   }
 
   const upkeep = {
     levels: BIG, // the levels that are merged into another
     // the statements in level `level` (below the big one); of the recent
-    // level, in the buffer taking inserts
-    statementsIn: (level) => level === 0 ? copiers[activeRecent.get()].count.get() : levelCount.get(level) || 0,
-    // whether the recent buffer not taking inserts has rows (a round
-    // copying it was cut short)
-    recentLeft: () => copiers[1 - activeRecent.get()].hasRows.get() === 1,
+    // level, in the full buffer while it waits to be copied, else none
+    statementsIn (level) {
+      if (level > 0) return levelCount.get(level) || 0
+      const [taking, generation] = switchState.get()
+      return copiedThrough.get() < generation ? Math.max(1, copiers[1 - taking].count.get()) : 0
+    },
     // A round of level `level` into the next in about `slices` slices;
     // null when there is nothing to move. `after`: the last keys moved.
     startRound (level, slices, statements) {
       const after = { terms: FIRST_TERM, ids: FIRST_ID }
       if (level === 0) {
-        const taking = activeRecent.get()
-        const left = copiers[1 - taking].hasRows.get() === 1
-        const buffer = left ? 1 - taking : taking
-        const idStep = Math.max(1, Math.ceil(copiers[buffer].count.get() / slices))
-        return { level, buffer, idStep, termStep: idStep * TERM_ROWS_PER_STATEMENT, after: { ...after, switched: left } }
+        const idStep = Math.max(1, Math.ceil(statements / slices))
+        return { level, idStep, termStep: idStep * TERM_ROWS_PER_STATEMENT, after }
       }
       const seqCap = movers[level].newest.get()
       if (seqCap === null) return null
@@ -173,7 +193,7 @@ function indexMerges (db) {
     roundDone: (after) => after.terms === LAST_TERM && after.ids === LAST_ID
   }
 
-  return { upkeep, activeRecent, countInLevel, levelOfTable }
+  return { upkeep, recent, activeRecent, countInLevel, levelOfTable }
 }
 
 module.exports = { indexMerges }

@@ -26,9 +26,9 @@ const { outboxRepository } = require('./outbox')
 const { settingsRepository } = require('./settings')
 
 // `hooks.walLimitBytes`, `hooks.mergeStatements`, `hooks.middleStatements`,
-// `hooks.levelRatio`, `hooks.maxPageCount`, `hooks.resumeFreeBytes`: tests only, a smaller WAL
+// `hooks.levelRatio`, `hooks.maxPageCount`, `hooks.resumeFreeBytes`, `hooks.merges`: tests only, a smaller WAL
 // bound, index merges after fewer statements (writer-loop.js), a file
-// that is full at that many pages (disk-full.js).
+// that is full at that many pages (disk-full.js), no merge thread (false).
 function openSqliteStorage (config, logger, { hooks = {} } = {}) {
   const db = openDatabase(config.dataDir)
   try {
@@ -49,6 +49,7 @@ function openSqliteStorage (config, logger, { hooks = {} } = {}) {
       middleStatements: hooks.middleStatements,
       levelRatio: hooks.levelRatio,
       maxPageCount: hooks.maxPageCount,
+      merges: hooks.merges !== false,
       oneWriter: config.sqliteWriter === 'auto' // a process on its own; `thread`: one in every worker
     })
   const diskFull = watchDiskFull(writer, { dataDir: config.dataDir, logger, resumeFreeBytes: hooks.resumeFreeBytes })

@@ -41,7 +41,9 @@
 // every level (TERM_TABLES, ID_TABLES): an empty level costs one seek.
 // The statements each level above the recent one holds are counted in
 // index_levels, which the merges keep (a count(*) of a level of millions
-// reads all its pages).
+// reads all its pages). Those levels are in the index file (open.js,
+// attached as `idx`), which the merge thread writes beside the writer
+// (merge-loop.js); the recent buffers are in the database file.
 //
 // VERB_IN_TERM_ROWS: every term row carries its statement's verb, so a
 // verb filter that does not drive a query (agent and verb; registration,
@@ -55,7 +57,7 @@
 const { hashedAgent } = require('./terms')
 const { SHIFT } = require('./seq')
 
-const VERSION = 8
+const VERSION = 9
 
 // The recent level is two buffers (RECENT_BUFFERS; which one takes the
 // inserts is in index_recent). Once the one that does is full, the other
@@ -67,16 +69,16 @@ const VERSION = 8
 // readers merge the levels with UNION (a statement once), and find an id
 // at the same seq in either.
 const RECENT_BUFFERS = [
-  { terms: 'recent_terms', ids: 'recent_ids' },
-  { terms: 'recent2_terms', ids: 'recent2_ids' }
+  { terms: 'recent_terms', ids: 'recent_ids', schema: 'main' },
+  { terms: 'recent2_terms', ids: 'recent2_ids', schema: 'main' }
 ]
 // Above the recent level, newest first: each level's rows are merged into
 // the next.
 const UPPER_LEVELS = [
-  { terms: 'middle_terms', ids: 'middle_ids' },
-  { terms: 'level2_terms', ids: 'level2_ids' },
-  { terms: 'level3_terms', ids: 'level3_ids' },
-  { terms: 'statement_terms', ids: 'statement_ids' }
+  { terms: 'middle_terms', ids: 'middle_ids', schema: 'idx' },
+  { terms: 'level2_terms', ids: 'level2_ids', schema: 'idx' },
+  { terms: 'level3_terms', ids: 'level3_ids', schema: 'idx' },
+  { terms: 'statement_terms', ids: 'statement_ids', schema: 'idx' }
 ]
 // Where the (term, seq) and (id, seq) rows are, newest first.
 const LEVELS = [...RECENT_BUFFERS, ...UPPER_LEVELS]
@@ -114,37 +116,50 @@ CREATE TABLE IF NOT EXISTS terms (
   term TEXT NOT NULL UNIQUE
 );
 
-${LEVELS.map((level) => `CREATE TABLE IF NOT EXISTS ${level.terms} (
+${LEVELS.map((level) => `CREATE TABLE IF NOT EXISTS ${level.schema}.${level.terms} (
   term INTEGER NOT NULL,
   seq INTEGER NOT NULL,
   verb INTEGER, -- VERB_IN_TERM_ROWS
   PRIMARY KEY (term, seq)
 ) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS ${level.ids} (
+CREATE TABLE IF NOT EXISTS ${level.schema}.${level.ids} (
   id BLOB PRIMARY KEY,
   seq INTEGER NOT NULL
 ) WITHOUT ROWID;`).join('\n')}
 
 -- The statements in each level of the index between the recent one and
 -- the big one (1 middle, 2 level2, 3 level3; see UPPER_LEVELS).
-CREATE TABLE IF NOT EXISTS index_levels (
+CREATE TABLE IF NOT EXISTS idx.index_levels (
   level INTEGER PRIMARY KEY,
   statements INTEGER NOT NULL
 );
 
 -- The recent buffer that takes new rows (0 or 1, see RECENT_BUFFERS), and
--- how far the other one has been copied into the middle level (the last
--- term row and id copied; NULL: none yet), kept with each slice copied:
--- a round cut short goes on from there, since what it copied before may
--- have moved on from the middle level meanwhile.
+-- how many times the buffers have been switched: the other one holds the
+-- rows from before the last switch until index_copy says they are copied.
 CREATE TABLE IF NOT EXISTS index_recent (
   only INTEGER PRIMARY KEY CHECK (only = 0),
   active INTEGER NOT NULL CHECK (active IN (0, 1)),
-  copied_term INTEGER,
-  copied_seq INTEGER,
-  copied_id BLOB
+  generation INTEGER NOT NULL DEFAULT 0
 );
 INSERT OR IGNORE INTO index_recent (only, active) VALUES (0, 0);
+
+
+-- What erasures and restamps changed in the index file, kept in the
+-- database file in the same transaction: a transaction over both files
+-- commits one file and then the other, so a stop between the two would
+-- leave the index file without those changes. The writer applies what is
+-- here again (it is idempotent) before every transaction that writes the
+-- index file, and clears it once such a transaction has committed
+-- (writer-loop.js). to_seq: where the statement moved (restamp); NULL: it
+-- was removed (erasure).
+CREATE TABLE IF NOT EXISTS index_journal (
+  n INTEGER PRIMARY KEY,
+  seq INTEGER NOT NULL,
+  to_seq INTEGER,
+  id BLOB NOT NULL,
+  term_ids TEXT NOT NULL
+);
 
 -- Voiding and StatementRef flags for statements not stored yet (Data 2.3.2.s2.b3).
 CREATE TABLE IF NOT EXISTS pending_flags (
@@ -234,7 +249,27 @@ CREATE TABLE IF NOT EXISTS settings (
 );
 `
 
-// Version 8: the second recent buffer (recent2_terms, recent2_ids) and
+// The index file's own table, made last when the file is built (buildIndexFile):
+// a file without it has not been built yet.
+const INDEX_COPY_TABLE = `
+-- In the index file: the last switch of the recent buffers whose full
+-- buffer has been copied into the middle level whole, and how far the
+-- copy of the next one has got (the last term row and id copied; NULL:
+-- none yet), kept with each slice copied: a copy cut short goes on from
+-- there, since what it copied before may have moved on from the middle
+-- level meanwhile.
+CREATE TABLE IF NOT EXISTS idx.index_copy (
+  only INTEGER PRIMARY KEY CHECK (only = 0),
+  generation INTEGER NOT NULL,
+  copied_term INTEGER,
+  copied_seq INTEGER,
+  copied_id BLOB
+);`
+
+// Version 9: the index levels above the recent one in the index file
+// (open.js), moved there from the database file; index_recent counts the
+// switches of the buffers, and how far a copy has got is in the index
+// file (index_copy). An older LRS would read neither. Version 8: the second recent buffer (recent2_terms, recent2_ids) and
 // index_recent; an older LRS would not read that buffer. Version 7: statement bodies may be BLOBs (body-codec.js; an older LRS
 // would return the bytes), the index levels level2 and level3, and
 // index_levels, counted from middle_ids. Version 6: hourly_totals and hourly_terms, counted from the statements
@@ -288,14 +323,65 @@ function countStatementsByHour (db) {
       JOIN terms t ON t.id = j.value WHERE substr(t.term, 1, 2) IN (${COUNTED_KINDS.map((k) => `'${k}'`).join(', ')}) GROUP BY 1, 2;`)
 }
 
+const tableIn = (db, schema, name) => db.prepare(`SELECT 1 FROM ${schema}.sqlite_master WHERE type = 'table' AND name = ?`).get(name) !== undefined
+
+// The index file (open.js), when it has not been built: from the index
+// tables of a database file older than version 9, moved (already in key
+// order: each is copied as it is read), or else from the statements
+// themselves (a new store; an index file lost or removed, which is how
+// it is mended). Inside the caller's transaction: the database file
+// commits first, so a stop between the two commits leaves an index file
+// that has not been built, and the next start builds it from the
+// statements. Returns what it did: null, or { from: 'tables' |
+// 'statements', statements }.
+function buildIndexFile (db) {
+  if (tableIn(db, 'idx', 'index_copy')) return null
+  const moved = UPPER_LEVELS.some((level) => tableIn(db, 'main', level.terms) || tableIn(db, 'main', level.ids))
+  const statements = db.prepare('SELECT count(*) FROM statements').pluck().get()
+  const recentColumns = db.prepare("SELECT name FROM pragma_table_info('index_recent', 'main')").pluck().all()
+  let copied = [null, null, null]
+  if (moved) {
+    for (const level of UPPER_LEVELS) {
+      if (tableIn(db, 'main', level.terms)) db.exec(`INSERT INTO idx.${level.terms} (term, seq, verb) SELECT term, seq, verb FROM main.${level.terms} ORDER BY term, seq; DROP TABLE main.${level.terms};`)
+      if (tableIn(db, 'main', level.ids)) db.exec(`INSERT INTO idx.${level.ids} (id, seq) SELECT id, seq FROM main.${level.ids} ORDER BY id; DROP TABLE main.${level.ids};`)
+    }
+    // counted since version 7; before, the middle level was the only one between
+    if (tableIn(db, 'main', 'index_levels')) db.exec('INSERT INTO idx.index_levels (level, statements) SELECT level, statements FROM main.index_levels; DROP TABLE main.index_levels;')
+    else db.exec(`INSERT INTO idx.index_levels (level, statements) SELECT 1, count(*) FROM idx.${UPPER_LEVELS[0].ids}`)
+    // version 8 kept how far the full recent buffer had been copied here
+    if (recentColumns.includes('copied_term')) copied = db.prepare('SELECT copied_term, copied_seq, copied_id FROM main.index_recent').raw().get()
+  } else {
+    // Every statement's rows into the big tables; the recent buffers are
+    // emptied (their rows are among them). Sorted on disk, not in memory:
+    // fifteen rows a statement.
+    db.pragma('temp_store = FILE')
+    try {
+      for (const buffer of RECENT_BUFFERS) db.exec(`DELETE FROM main.${buffer.terms}; DELETE FROM main.${buffer.ids};`)
+      const [terms, ids] = [UPPER_LEVELS.at(-1).terms, UPPER_LEVELS.at(-1).ids]
+      db.exec(`INSERT OR IGNORE INTO idx.${terms} (term, seq, verb) SELECT j.value, s.seq, s.verb FROM main.statements s, json_each(s.term_ids) j ORDER BY 1, 2;
+        INSERT INTO idx.${ids} (id, seq) SELECT id, seq FROM main.statements ORDER BY id;`)
+    } finally {
+      db.pragma('temp_store = MEMORY')
+    }
+  }
+  for (const column of ['copied_term', 'copied_seq', 'copied_id']) if (recentColumns.includes(column)) db.exec(`ALTER TABLE main.index_recent DROP COLUMN ${column}`)
+  // a full buffer is copied (again) into the middle level
+  const full = RECENT_BUFFERS[1 - db.prepare('SELECT active FROM main.index_recent').pluck().get()]
+  const waiting = db.prepare(`SELECT EXISTS (SELECT 1 FROM main.${full.ids}) OR EXISTS (SELECT 1 FROM main.${full.terms})`).pluck().get() === 1
+  db.exec('UPDATE main.index_recent SET generation = ' + (waiting ? 1 : 0))
+  db.exec(INDEX_COPY_TABLE)
+  db.prepare('INSERT INTO idx.index_copy (only, generation, copied_term, copied_seq, copied_id) VALUES (0, 0, ?, ?, ?)').run(...(waiting ? copied : [null, null, null]))
+  return { from: moved ? 'tables' : 'statements', statements }
+}
+
 // Creates what is missing; refuses a file made by a newer version.
+// Returns what buildIndexFile did.
 function ensureSchema (db) {
   const version = db.pragma('user_version', { simple: true })
   if (version > VERSION) throw new Error(`the database file has schema version ${version}; this LRS knows ${VERSION}`)
   const upgradeIds = version > 0 && version < 3 && db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'statements'").get() !== undefined
   if (upgradeIds) moveIdsOutOfStatements(db)
   db.exec(DDL)
-  if (upgradeIds) db.exec('INSERT INTO statement_ids (id, seq) SELECT id, seq FROM statements ORDER BY id')
   const columns = db.prepare('SELECT name FROM pragma_table_info(?)').pluck()
   if (!columns.all('documents').includes('agent')) db.exec('ALTER TABLE documents ADD COLUMN agent TEXT')
   if (!columns.all('statements').includes('stored_ms')) db.exec('ALTER TABLE statements ADD COLUMN stored_ms INTEGER')
@@ -307,8 +393,11 @@ function ensureSchema (db) {
   db.exec(AFTER_COLUMNS)
   if (version === 1) hashAgentTerms(db)
   if (version > 0 && version < 6) countStatementsByHour(db)
-  if (version > 0 && version < 7) db.exec('INSERT OR REPLACE INTO index_levels (level, statements) SELECT 1, count(*) FROM middle_ids')
+  if (!columns.all('index_recent').includes('generation')) db.exec('ALTER TABLE index_recent ADD COLUMN generation INTEGER NOT NULL DEFAULT 0')
+  const built = buildIndexFile(db)
+  if (upgradeIds) db.exec(`INSERT OR IGNORE INTO idx.${UPPER_LEVELS.at(-1).ids} (id, seq) SELECT id, seq FROM statements ORDER BY id`)
   if (version < VERSION) db.pragma(`user_version = ${VERSION}`)
+  return built
 }
 
 module.exports = { ensureSchema, LEVELS, RECENT_BUFFERS, UPPER_LEVELS, TERM_TABLES, ID_TABLES, SEQ_OF_ID, HOUR_MS, COUNTED_KINDS }

@@ -9,7 +9,7 @@ const { idFilter } = require('./id-filter')
 const { indexMerges } = require('./index-merges')
 const { idToBlob, blobToId } = require('./ids')
 const { firstSeqOf, lastSeqOf, storedMsOf } = require('./seq')
-const { RECENT_BUFFERS, TERM_TABLES, ID_TABLES, SEQ_OF_ID, HOUR_MS, COUNTED_KINDS } = require('./schema')
+const { RECENT_BUFFERS, UPPER_LEVELS, TERM_TABLES, ID_TABLES, SEQ_OF_ID, HOUR_MS, COUNTED_KINDS } = require('./schema')
 
 const PAIRS_PER_INSERT = 100
 
@@ -141,7 +141,7 @@ function writeOps (db) {
   const storedIds = idFilter(db)
   // the seq of the statement with `id` (as stored), or undefined
   const seqOf = (id) => storedIds.mayHave(id) ? seqOfId.get({ id }) : undefined
-  const { upkeep, activeRecent, countInLevel, levelOfTable } = indexMerges(db)
+  const { recent, activeRecent, countInLevel, levelOfTable } = indexMerges(db)
   // Which recent buffer takes new index rows (schema.js, index_recent):
   // read in each transaction (`began`), since a writer beside this one (an
   // import, the threads of LRS_SQLITE_WRITER=thread) may have switched them.
@@ -159,6 +159,40 @@ function writeOps (db) {
   // them nor the counters.
   let pending = noRows()
   const counts = counters(db)
+  const journal = db.prepare('INSERT INTO index_journal (seq, to_seq, id, term_ids) VALUES (?, ?, ?, ?)')
+
+  // The changes of erasures and restamps to the index file again, from the
+  // journal (schema.js, index_journal), inside a transaction that holds
+  // its write lock; returns the last entry applied (0: none), for
+  // clearJournal once that transaction has committed.
+  const journalEntries = db.prepare('SELECT n, seq, to_seq, id, term_ids FROM index_journal ORDER BY n')
+  const idxIdTables = UPPER_LEVELS.map((level) => level.ids)
+  const idxTermTables = UPPER_LEVELS.map((level) => level.terms)
+  const replayRemove = {
+    ids: idxIdTables.map((table) => db.prepare(`DELETE FROM idx.${table} WHERE id = ? AND seq = ?`)),
+    terms: idxTermTables.map((table) => db.prepare(`DELETE FROM idx.${table} WHERE term = ? AND seq = ?`))
+  }
+  const replayMove = {
+    ids: idxIdTables.map((table) => db.prepare(`UPDATE idx.${table} SET seq = ? WHERE id = ? AND seq = ?`)),
+    terms: idxTermTables.map((table) => db.prepare(`UPDATE idx.${table} SET seq = ? WHERE term = ? AND seq = ?`))
+  }
+  function replayJournal () {
+    let last = 0
+    for (const e of journalEntries.all()) {
+      const terms = JSON.parse(e.term_ids)
+      if (e.to_seq === null) {
+        for (const r of replayRemove.ids) r.run(e.id, e.seq)
+        for (const term of terms) for (const r of replayRemove.terms) r.run(term, e.seq)
+      } else {
+        for (const m of replayMove.ids) m.run(e.to_seq, e.id, e.seq)
+        for (const term of terms) for (const m of replayMove.terms) m.run(e.to_seq, term, e.seq)
+      }
+      last = e.n
+    }
+    return last
+  }
+  const clearJournalTo = db.prepare('DELETE FROM index_journal WHERE n <= ?')
+  const lastJournalEntry = db.prepare('SELECT max(n) FROM index_journal').pluck()
 
   function nextSeq (storedMs) {
     return Math.max(firstSeqOf(storedMs), (lastSeq.get() || 0) + 1)
@@ -375,6 +409,7 @@ function writeOps (db) {
       counts.clear()
       for (const [id, at] of storedSeqs(ids)) {
         const row = find.get(at)
+        journal.run(row.seq, seq, idToBlob(id), row.term_ids)
         move.run(seq, row.seq)
         for (const m of moveId) m.run(seq, idToBlob(id))
         const termIds = JSON.parse(row.term_ids)
@@ -436,6 +471,7 @@ function writeOps (db) {
       for (const [id, at] of storedSeqs(ids)) {
         const blob = idToBlob(id)
         const row = find.get(at)
+        journal.run(row.seq, null, blob, row.term_ids)
         removeId.forEach((r, i) => countInLevel(levelOfTable(i), -r.run(blob).changes))
         const termIds = JSON.parse(row.term_ids)
         for (const term of termIds) for (const r of removeTerm) r.run(term, row.seq)
@@ -542,7 +578,12 @@ function writeOps (db) {
 
   return {
     ops,
-    upkeep,
+    recent,
+    // index_journal: replayJournal() in a transaction holding both files'
+    // write locks; clearJournal(last) after it has committed
+    replayJournal,
+    clearJournal: (last) => clearJournalTo.run(last),
+    lastJournalEntry: () => lastJournalEntry.get() || 0,
     storedIds, // readSome() between transactions (id-filter.js)
     // at the start of each transaction
     began () {

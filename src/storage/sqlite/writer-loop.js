@@ -3,9 +3,10 @@
 // The SQLite writer's loop, whoever feeds it: operations (write-ops.js)
 // queue up while a transaction runs and the next transaction takes them
 // all: one commit (one fsync) for many requests, each operation in a
-// savepoint of its own, so one failing operation fails alone. Index merges,
-// reading the stored ids into a filter (id-filter.js) and WAL checkpoints
-// run between transactions.
+// savepoint of its own, so one failing operation fails alone. The switch
+// of the recent index buffers, reading the stored ids into a filter
+// (id-filter.js) and WAL checkpoints run between transactions; the index
+// merges in a thread of their own (merge-thread.js), which it starts.
 //
 // It runs either in a thread of one worker (writer-thread.js: `node
 // src/server.js`, the CLIs, tests), or in the one writer process of a host
@@ -14,6 +15,8 @@
 // replies of one transaction go out together, one call per sender.
 
 const fs = require('node:fs')
+const path = require('node:path')
+const { Worker } = require('node:worker_threads')
 const { openDatabase, databaseFile } = require('./open')
 const { writeOps } = require('./write-ops')
 const { errorOf } = require('./writer-errors')
@@ -46,23 +49,20 @@ const YIELD_MS = 2
 const DEFAULT_WAL_LIMIT_BYTES = 64 * 1024 * 1024
 const CHECKPOINT_WAIT_MS = 20
 
-// The recent index tables are merged into the middle ones (schema.js) once
-// they hold `mergeStatements` statements. Fewer, and each page of the
-// middle tables is rewritten for few statements; more, and every commit
-// rewrites more pages of the small ones. Each level after that is merged
-// into the next once it holds LEVEL_RATIO times the statements of the
-// level before (`middleStatements` for the middle one). The writer counts
-// the recent statements after every CHECK_EVERY_STATEMENTS it stored, the
-// others after each round into them; a round then moves one of its slices
-// after each commit, the levels with a round taking turns. A slice moves
-// about SLICE_STATEMENTS statements (RECENT_SLICE_STATEMENTS out of the
-// recent level: an eighth of it). The pages of the next level in its key
-// range are what a slice rewrites, and that level is larger the higher
-// the level: more statements would hold the lock longer.
+// The recent buffer taking index rows is switched once it holds
+// `mergeStatements` statements (and the other one is empty), checked
+// after every CHECK_EVERY_STATEMENTS stored; the merge thread copies the
+// full one into the middle level (merge-loop.js). Fewer, and each page of
+// the middle tables is rewritten for few statements; more, and every
+// commit rewrites more pages of the buffer.
 const DEFAULT_MERGE_STATEMENTS = 8192
-const LEVEL_RATIO = 16
-const RECENT_SLICE_STATEMENTS = 1024
-const SLICE_STATEMENTS = 4096
+
+// The operations that write the index file as well (its levels hold rows
+// they move or remove): their transaction takes its write lock too,
+// waiting for the merge thread's slice to end. Every other transaction
+// takes the lock of the main file only.
+const INDEX_FILE_OPS = new Set(['statementsErase', 'restamp'])
+const MERGES_RESTART_MS = 1000
 
 // The page cache of the host's one writer (the writer process, or the
 // thread of a process on its own; open.js gives every other connection
@@ -100,26 +100,84 @@ function statementCount ({ op, args }) {
 // error)`: something to log that no sender waits for.
 // `maxPageCount`: tests only, a file that is full at that many pages;
 // `mergeStatements`, `middleStatements`, `levelRatio`: merges after fewer
-// statements.
-function createWriterLoop ({ dataDir, walLimitBytes, mergeStatements, middleStatements, levelRatio = LEVEL_RATIO, maxPageCount, shared = true, oneWriter = false }, { warn }) {
+// statements; `merges: false`, none (no merge thread).
+function createWriterLoop ({ dataDir, walLimitBytes, mergeStatements, middleStatements, levelRatio, maxPageCount, shared = true, oneWriter = false, merges: withMerges = true }, { warn }) {
   const db = openDatabase(dataDir, { busyTimeoutMs: 0 }) // the schema is there: the opener made it
   if (maxPageCount) db.pragma(`max_page_count = ${maxPageCount}`)
   if (oneWriter) db.pragma(`cache_size = -${ONE_WRITER_CACHE_KIB}`)
   const walFile = databaseFile(dataDir) + '-wal'
   const walLimit = walLimitBytes || DEFAULT_WAL_LIMIT_BYTES
   const mergeAt = mergeStatements || DEFAULT_MERGE_STATEMENTS
-  const middleAt = middleStatements || 16 * mergeAt
   const checkEvery = Math.min(1000, mergeAt)
-  const { ops, upkeep, storedIds, began: beganTransaction, mark, dropFrom, beforeCommit, commit, rollback, stringTerms } = writeOps(db)
+  const { ops, recent, replayJournal, clearJournal, lastJournalEntry, storedIds, began: beganTransaction, mark, dropFrom, beforeCommit, commit, rollback, stringTerms } = writeOps(db)
+  const lockMain = db.prepare('UPDATE index_recent SET only = only WHERE 0')
 
-  function beginImmediate () {
+  // A transaction over both files commits the database file first: the
+  // journal (schema.js, index_journal) has what a stop between the two
+  // commits would have lost of the index file's changes. Applied again in
+  // every transaction that writes the index file, before its operations,
+  // and cleared once one has committed.
+  let journalTo = 0 // the last entry of the running transaction's journal
+  function clearJournalAfterCommit () {
+    if (!journalTo) return
+    try {
+      begin(false)
+      clearJournal(journalTo)
+      db.exec('COMMIT')
+      journalTo = 0
+    } catch (err) {
+      if (db.inTransaction) db.exec('ROLLBACK')
+      // applied again by the next transaction that writes the index file
+    }
+  }
+  if (lastJournalEntry()) {
+    begin(true) // applies it
+    try {
+      const upTo = lastJournalEntry()
+      db.exec('COMMIT')
+      journalTo = upTo
+    } finally {
+      if (db.inTransaction) db.exec('ROLLBACK')
+    }
+    clearJournalAfterCommit()
+  }
+
+  // The merge thread; one that stops is started again after
+  // MERGES_RESTART_MS (meanwhile the full recent buffer waits, and the
+  // one taking rows grows).
+  let closing = false
+  let merges = withMerges ? startMerges() : { postMessage () {} }
+  function startMerges () {
+    const thread = new Worker(path.join(__dirname, 'merge-thread.js'), { workerData: { dataDir, mergeStatements: mergeAt, middleStatements, levelRatio } })
+    thread.on('message', ({ warning, error, copied }) => {
+      if (copied) keepRecent(0) // empties it, without waiting for the next write
+      else warn(warning, error)
+    })
+    thread.on('error', (err) => warn('the SQLite index merge thread stopped; it starts again', errorOf(err)))
+    thread.on('exit', () => {
+      if (!closing) setTimeout(() => { if (!closing) merges = startMerges() }, MERGES_RESTART_MS).unref()
+    })
+    return thread
+  }
+
+  // `both`: the index file's write lock too (INDEX_FILE_OPS), and what the
+  // journal holds applied; else the main file's lock only (BEGIN IMMEDIATE
+  // would take every attached file's).
+  function begin (both) {
     const deadline = Date.now() + LOCK_TIMEOUT_MS
     for (;;) {
       try {
-        db.exec('BEGIN IMMEDIATE')
+        if (both) {
+          db.exec('BEGIN IMMEDIATE')
+          replayJournal()
+        } else {
+          db.exec('BEGIN')
+          lockMain.run()
+        }
         return
       } catch (err) {
-        if (err.code !== 'SQLITE_BUSY' || Date.now() > deadline) throw err
+        if (db.inTransaction) db.exec('ROLLBACK')
+        if (!/^SQLITE_BUSY/.test(err.code) || Date.now() > deadline) throw err
         sleep(1)
       }
     }
@@ -137,7 +195,7 @@ function createWriterLoop ({ dataDir, walLimitBytes, mergeStatements, middleStat
     if (walBytes() < walLimit) return
     db.pragma(`busy_timeout = ${CHECKPOINT_WAIT_MS}`)
     try {
-      db.pragma('wal_checkpoint(TRUNCATE)')
+      db.pragma('main.wal_checkpoint(TRUNCATE)') // the index file's: the merge thread's
     } catch {
       // busy: the next commit tries again
     } finally {
@@ -145,57 +203,26 @@ function createWriterLoop ({ dataDir, walLimitBytes, mergeStatements, middleStat
     }
   }
 
-  let storedSinceCheck = 0
-  const rounds = new Array(upkeep.levels).fill(null) // by level: index-merges.js, upkeep.startRound
-  let turn = 0
-  // Statements a level holds before it is merged into the next.
-  const thresholds = rounds.map((_, level) => level === 0 ? mergeAt : middleAt * levelRatio ** (level - 1))
-  const slicesOf = (level) => Math.ceil(thresholds[level] / (level === 0 ? RECENT_SLICE_STATEMENTS : SLICE_STATEMENTS))
-  let levelsChecked = false
-
-  function startRound (level) {
-    if (rounds[level]) return
-    const statements = upkeep.statementsIn(level)
-    if (statements >= thresholds[level] || (level === 0 && upkeep.recentLeft())) rounds[level] = upkeep.startRound(level, slicesOf(level), statements)
-  }
-
-  function nextRound () {
-    for (let k = 0; k < rounds.length; k++) {
-      turn = (turn + 1) % rounds.length
-      if (rounds[turn]) return rounds[turn]
-    }
-    return null
-  }
-
-  function mergeWhenLarge (statements) {
+  // The recent buffers (index-merges.js, recent): switched once the one
+  // taking rows is full, the other emptied once the merge thread has
+  // copied it. Looked at without a transaction; one only when there is
+  // something to do.
+  let storedSinceCheck = checkEvery
+  function keepRecent (statements) {
+    if (!db.open) return
     storedSinceCheck += statements
-    if (!levelsChecked) { // a round cut short by a stop starts again
-      levelsChecked = true
-      for (let level = 0; level < rounds.length; level++) startRound(level)
-    }
-    if (!rounds[0] && storedSinceCheck >= checkEvery) {
-      storedSinceCheck = 0
-      startRound(0)
-    }
-    const round = nextRound()
-    if (!round) return
+    const due = storedSinceCheck >= checkEvery
+    if (!due && !recent.copyDone()) return
     try {
-      beginImmediate()
-      const after = upkeep.mergeSlice(round)
+      begin(false)
+      const emptied = recent.emptyIfCopied()
+      const switched = (due || emptied) && recent.switchIfFull(mergeAt)
       db.exec('COMMIT')
-      round.after = after
-      if (!upkeep.roundDone(after)) return
-      rounds[round.level] = null
-      if (round.level + 1 < rounds.length) startRound(round.level + 1)
+      if (due) storedSinceCheck = 0
+      if (switched || emptied) merges.postMessage('wake')
     } catch (err) {
       if (db.inTransaction) db.exec('ROLLBACK')
-      // busy: the next commit tries again. Anything else would repeat: it is
-      // logged and the round dropped until the next check (reads stay right:
-      // they look in every level).
-      if (err.code !== 'SQLITE_BUSY') {
-        rounds[round.level] = null
-        warn('SQLite index merge failed; new index rows stay where they are', errorOf(err))
-      }
+      if (!/^SQLITE_BUSY/.test(err.code)) warn('switching the SQLite recent index buffers failed', errorOf(err))
     }
   }
 
@@ -221,8 +248,9 @@ function createWriterLoop ({ dataDir, walLimitBytes, mergeStatements, middleStat
     const batch = queue.splice(0, take)
     const results = []
     const began = performance.now()
+    const both = batch.some((m) => INDEX_FILE_OPS.has(m.op))
     try {
-      beginImmediate()
+      begin(both)
       beganTransaction()
       for (const { id, op, args } of batch) {
         db.exec('SAVEPOINT operation')
@@ -240,7 +268,9 @@ function createWriterLoop ({ dataDir, walLimitBytes, mergeStatements, middleStat
         }
       }
       beforeCommit()
+      const upTo = both ? lastJournalEntry() : 0
       db.exec('COMMIT')
+      journalTo = upTo // only once both files have committed
       commit()
     } catch (err) {
       if (db.inTransaction) db.exec('ROLLBACK')
@@ -249,7 +279,8 @@ function createWriterLoop ({ dataDir, walLimitBytes, mergeStatements, middleStat
       for (const { id } of batch) results.push({ id, error: errorOf(err) })
     }
     sendReplies(batch, results)
-    mergeWhenLarge(statements)
+    if (both) clearJournalAfterCommit()
+    keepRecent(stored)
     readIds()
     checkpointIfLarge()
     stats.transactions++
@@ -315,6 +346,8 @@ function createWriterLoop ({ dataDir, walLimitBytes, mergeStatements, middleStat
     // Runs what is queued now, then closes the database.
     close () {
       while (queue.length) runQueued()
+      closing = true
+      merges.postMessage('close')
       db.close()
     }
   }

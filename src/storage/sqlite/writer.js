@@ -9,8 +9,9 @@ const { errors } = require('../../errors')
 const { errorFrom } = require('./writer-errors')
 
 // `oneWriter`: this process's thread is the store's only writer (writer-loop.js).
-function startWriter (dataDir, logger, { walLimitBytes, mergeStatements, middleStatements, levelRatio, maxPageCount, oneWriter = false } = {}) {
-  const worker = new Worker(path.join(__dirname, 'writer-thread.js'), { workerData: { dataDir, walLimitBytes, mergeStatements, middleStatements, levelRatio, maxPageCount, oneWriter } })
+// `merges: false`: tests only, no merge thread (the index rows stay where they are).
+function startWriter (dataDir, logger, { walLimitBytes, mergeStatements, middleStatements, levelRatio, maxPageCount, oneWriter = false, merges = true } = {}) {
+  const worker = new Worker(path.join(__dirname, 'writer-thread.js'), { workerData: { dataDir, walLimitBytes, mergeStatements, middleStatements, levelRatio, maxPageCount, oneWriter, merges } })
   const pending = new Map()
   let next = 0
   let failed = null

@@ -1,0 +1,38 @@
+'use strict'
+
+// SQLite stores as older versions of the LRS left them, for the upgrade
+// tests.
+
+const fs = require('node:fs')
+const Database = require('better-sqlite3')
+const { databaseFile, indexFile, openDatabase } = require('../../src/storage/sqlite/open')
+const { UPPER_LEVELS } = require('../../src/storage/sqlite/schema')
+
+// The store of a stopped LRS back in one file, as schema 8 kept it: the
+// index levels of the index file in the database file, how far a copy of
+// the full recent buffer has got in index_recent; the index file removed.
+// Returns the database file, open, for more of an older schema.
+function asOneFile (dataDir) {
+  const db = openDatabase(dataDir)
+  for (const level of UPPER_LEVELS) {
+    for (const table of [level.terms, level.ids]) {
+      const sql = db.prepare('SELECT sql FROM idx.sqlite_master WHERE name = ?').pluck().get(table)
+      db.exec(`${sql.replace(table, 'main.' + table)}; INSERT INTO main.${table} SELECT * FROM idx.${table};`)
+    }
+  }
+  const copy = db.prepare('SELECT copied_term, copied_seq, copied_id FROM idx.index_copy').get()
+  db.exec(`CREATE TABLE main.index_levels (level INTEGER PRIMARY KEY, statements INTEGER NOT NULL);
+    INSERT INTO main.index_levels SELECT * FROM idx.index_levels;
+    DROP TABLE main.index_journal;
+    ALTER TABLE index_recent DROP COLUMN generation;
+    ALTER TABLE index_recent ADD COLUMN copied_term INTEGER; ALTER TABLE index_recent ADD COLUMN copied_seq INTEGER; ALTER TABLE index_recent ADD COLUMN copied_id BLOB;`)
+  db.prepare('UPDATE index_recent SET copied_term = ?, copied_seq = ?, copied_id = ?').run(copy.copied_term, copy.copied_seq, copy.copied_id)
+  db.pragma('wal_checkpoint(TRUNCATE)')
+  db.close()
+  for (const suffix of ['', '-wal', '-shm']) fs.rmSync(indexFile(dataDir) + suffix, { force: true })
+  const one = new Database(databaseFile(dataDir))
+  one.pragma('user_version = 8')
+  return one
+}
+
+module.exports = { asOneFile }

@@ -1,0 +1,102 @@
+'use strict'
+
+// SQLite: the index levels above the recent one live in a file of their own
+// (open.js, lrs-index.sqlite), written by the merge thread. It is derived
+// from the statements: one that is lost is built again from them at start;
+// and what an erasure or a restamp changed in it, lost by a stop between
+// the commits of the two files, is applied again from the journal
+// (schema.js, index_journal) when the LRS starts.
+
+const { test } = require('node:test')
+const assert = require('node:assert/strict')
+const crypto = require('node:crypto')
+const fs = require('node:fs')
+const { startLrs, ENGINE } = require('../helpers/lrs')
+const { statement, allIds } = require('../helpers/statements')
+const { openDatabase, indexFile } = require('../../src/storage/sqlite/open')
+const { writeOps } = require('../../src/storage/sqlite/write-ops')
+const { checkSqliteStore } = require('../../src/storage/sqlite/check')
+
+const skip = ENGINE !== 'sqlite' && 'SQLite files only'
+const hooks = { mergeStatements: 4, middleStatements: 8, levelRatio: 2 }
+
+// 40 statements of one registration, stored in batches of 5 with merges
+// after a few statements (their rows reach the index file), then stopped.
+async function stoppedStore () {
+  const registration = crypto.randomUUID()
+  const lrs = await startLrs({}, { hooks })
+  const posted = []
+  for (let i = 0; i < 8; i++) {
+    const batch = Array.from({ length: 5 }, () => statement({ id: crypto.randomUUID(), context: { registration } }))
+    assert.equal((await lrs.client('/statements', { method: 'POST', body: batch })).status, 200)
+    posted.push(...batch)
+  }
+  await lrs.close({ graceMs: 0 })
+  return { dataDir: lrs.storeEnv.LRS_DATA_DIR, registration, posted }
+}
+
+function count (dataDir, sql) {
+  const db = openDatabase(dataDir, { readonly: true })
+  try {
+    return db.prepare(sql).pluck().get()
+  } finally {
+    db.close()
+  }
+}
+
+function removeIndexFile (dataDir) {
+  for (const suffix of ['', '-wal', '-shm']) fs.rmSync(indexFile(dataDir) + suffix, { force: true })
+}
+
+test('an index file that is lost is built again from the statements when the LRS starts', { skip }, async () => {
+  const { dataDir, registration, posted } = await stoppedStore()
+  assert.ok(count(dataDir, 'SELECT count(*) FROM middle_ids') + count(dataDir, 'SELECT count(*) FROM level2_ids') + count(dataDir, 'SELECT count(*) FROM statement_ids') > 0, 'rows in the index file')
+  removeIndexFile(dataDir)
+  assert.match(checkSqliteStore({ dataDir }).problems.join(), /no index file/)
+
+  const lrs = await startLrs({ LRS_DATA_DIR: dataDir })
+  assert.deepEqual(await allIds(lrs, `registration=${registration}`), posted.map((s) => s.id).reverse())
+  for (const s of posted.slice(0, 5)) assert.equal((await lrs.client(`/statements?statementId=${s.id}`)).json.id, s.id)
+  assert.equal((await lrs.client('/statements', { method: 'POST', body: { ...posted[0], verb: { id: 'http://example.com/verbs/other' } } })).status, 409)
+  await lrs.close({ graceMs: 0 })
+  assert.deepEqual(checkSqliteStore({ dataDir }).problems, [])
+  assert.equal(count(dataDir, 'SELECT count(*) FROM statement_ids'), 40, 'every statement in the big tables')
+  assert.equal(count(dataDir, 'SELECT (SELECT count(*) FROM recent_ids) + (SELECT count(*) FROM recent2_ids)'), 0)
+})
+
+test('an erasure and a restamp whose changes to the index file were lost are applied again from the journal when the LRS starts', { skip }, async () => {
+  const { dataDir, registration, posted } = await stoppedStore()
+  const erased = posted.filter((_, i) => i % 4 === 0)
+  const moved = posted.filter((_, i) => i % 4 === 1)
+  const kept = posted.filter((_, i) => i % 4 > 1)
+
+  // the index file as it was before, put back after the transaction: as if
+  // its commit had not happened (the database file commits first)
+  const before = openDatabase(dataDir)
+  before.pragma('wal_checkpoint(TRUNCATE)')
+  before.close()
+  const saved = fs.readFileSync(indexFile(dataDir))
+  const db = openDatabase(dataDir)
+  const writer = writeOps(db)
+  db.exec('BEGIN IMMEDIATE')
+  writer.began()
+  writer.ops.statementsErase(erased.map((s) => s.id))
+  writer.ops.restamp(moved.map((s) => s.id), { storedMs: Date.now() + 1000 })
+  db.exec('COMMIT')
+  db.pragma('wal_checkpoint(TRUNCATE)')
+  db.close()
+  removeIndexFile(dataDir)
+  fs.writeFileSync(indexFile(dataDir), saved)
+  assert.notDeepEqual(checkSqliteStore({ dataDir }).problems, [], 'the index file lacks the changes')
+  assert.equal(count(dataDir, 'SELECT count(*) FROM index_journal'), erased.length + moved.length)
+
+  const lrs = await startLrs({ LRS_DATA_DIR: dataDir })
+  // newest first: the restamped ones, now stored last, then the others
+  const newestFirst = (list) => list.map((s) => s.id).reverse()
+  assert.deepEqual(await allIds(lrs, `registration=${registration}`), [...newestFirst(moved), ...newestFirst(kept)])
+  for (const s of erased) assert.equal((await lrs.client(`/statements?statementId=${s.id}`)).status, 404)
+  for (const s of moved) assert.equal((await lrs.client(`/statements?statementId=${s.id}`)).json.id, s.id)
+  await lrs.close({ graceMs: 0 })
+  assert.deepEqual(checkSqliteStore({ dataDir }).problems, [])
+  assert.equal(count(dataDir, 'SELECT count(*) FROM index_journal'), 0, 'the journal is cleared')
+})
