@@ -3,9 +3,9 @@
 // The merge thread's loop (merge-thread.js): rounds that copy the full
 // recent buffer into the middle level and merge each level into the next
 // (index-merges.js), one slice per transaction, each writing the index
-// file only. The levels with a round take turns; with nothing to do it
-// waits for the writer's word ('wake', after a switch of the recent
-// buffers) or IDLE_MS.
+// file only. The copy goes first, the levels above take turns; with
+// nothing to do it waits for the writer's word ('wake', after a switch of
+// the recent buffers) or IDLE_MS.
 
 const fs = require('node:fs')
 const { openDatabase, indexFile } = require('./open')
@@ -67,7 +67,12 @@ function createMergeLoop ({ dataDir, mergeStatements, middleStatements, levelRat
     if (statements >= thresholds[level]) rounds[level] = upkeep.startRound(level, slicesOf(level), statements)
   }
 
+  // The copy of the full recent buffer first: until it is done the writer
+  // cannot switch again, and the buffer taking rows grows past its size
+  // (each commit then rewrites more of its pages). The levels above take
+  // turns.
   function nextRound () {
+    if (rounds[0]) return rounds[0]
     for (let k = 0; k < rounds.length; k++) {
       turn = (turn + 1) % rounds.length
       if (rounds[turn]) return rounds[turn]
