@@ -7,10 +7,10 @@
 // nothing to do it waits for the writer's word ('wake', after a switch of
 // the recent buffers) or IDLE_MS.
 
-const fs = require('node:fs')
 const { openDatabase, indexFile } = require('./open')
 const { indexMerges } = require('./index-merges')
 const { errorOf } = require('./writer-errors')
+const { walBound } = require('./wal-bound')
 
 // Each level after the recent one is merged into the next once it holds
 // LEVEL_RATIO times the statements of the level before (`middleStatements`
@@ -30,16 +30,13 @@ const WARN_EVERY_MS = 60000
 // A merge into a level of millions reads and rewrites pages that the
 // memory map does not cover (writer-loop.js, ONE_WRITER_CACHE_KIB).
 const CACHE_KIB = 256 * 1024
-// See writer-loop.js, DEFAULT_WAL_LIMIT_BYTES.
-const WAL_LIMIT_BYTES = 64 * 1024 * 1024
-const CHECKPOINT_WAIT_MS = 20
 
 // `copied()`: a full recent buffer has been copied whole (the writer may
 // empty it).
 function createMergeLoop ({ dataDir, mergeStatements, middleStatements, levelRatio = LEVEL_RATIO }, { warn, copied }) {
   const db = openDatabase(dataDir, { busyTimeoutMs: 0 })
   db.pragma(`idx.cache_size = -${CACHE_KIB}`)
-  const walFile = indexFile(dataDir) + '-wal'
+  const checkpointIfLarge = walBound(db, { schema: 'idx', walFile: indexFile(dataDir) + '-wal' })
   const { upkeep } = indexMerges(db)
   // Takes the index file's write lock first, so that the slice reads the
   // recent buffer and the copy's position as they are while it holds it.
@@ -104,22 +101,6 @@ function createMergeLoop ({ dataDir, mergeStatements, middleStatements, levelRat
       return false
     }
     return true
-  }
-
-  function checkpointIfLarge () {
-    let bytes = 0
-    try {
-      bytes = fs.statSync(walFile).size
-    } catch {}
-    if (bytes < WAL_LIMIT_BYTES) return
-    db.pragma(`busy_timeout = ${CHECKPOINT_WAIT_MS}`)
-    try {
-      db.pragma('idx.wal_checkpoint(TRUNCATE)')
-    } catch {
-      // busy: after the next slice
-    } finally {
-      db.pragma('busy_timeout = 0')
-    }
   }
 
   function run () {

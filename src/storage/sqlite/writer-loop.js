@@ -14,12 +14,12 @@
 // operation comes with the `reply` function of whoever sent it; the
 // replies of one transaction go out together, one call per sender.
 
-const fs = require('node:fs')
 const path = require('node:path')
 const { Worker } = require('node:worker_threads')
 const { openDatabase, databaseFile } = require('./open')
 const { writeOps } = require('./write-ops')
 const { errorOf } = require('./writer-errors')
+const { walBound } = require('./wal-bound')
 
 // A transaction holds the write lock of the file and its requests wait for
 // its end: it takes what queued up to about a thousand statements, not
@@ -38,16 +38,6 @@ const MAX_STATEMENTS_PER_TRANSACTION = 1000
 const LOCK_TIMEOUT_MS = 5000
 const YIELD_MS = 2
 
-// SQLite's automatic checkpoints copy the WAL into the database but can
-// start the WAL over only at a moment when no reader uses it, which never
-// comes while workers write and read without pause: measured, the WAL grew
-// to 964 MB in a minute of ingest. So past the WAL limit the writer asks
-// for a TRUNCATE checkpoint after its commit, waiting at most
-// CHECKPOINT_WAIT_MS for readers and other writers to let go; if they do
-// not, the next commit tries again. (Waiting 500 ms instead emptied the
-// WAL as well but tripled the soak's P99.)
-const DEFAULT_WAL_LIMIT_BYTES = 64 * 1024 * 1024
-const CHECKPOINT_WAIT_MS = 20
 
 // The recent buffer taking index rows is switched once it holds
 // `mergeStatements` statements (and the other one is empty), checked
@@ -105,8 +95,7 @@ function createWriterLoop ({ dataDir, walLimitBytes, mergeStatements, middleStat
   const db = openDatabase(dataDir, { busyTimeoutMs: 0 }) // the schema is there: the opener made it
   if (maxPageCount) db.pragma(`max_page_count = ${maxPageCount}`)
   if (oneWriter) db.pragma(`cache_size = -${ONE_WRITER_CACHE_KIB}`)
-  const walFile = databaseFile(dataDir) + '-wal'
-  const walLimit = walLimitBytes || DEFAULT_WAL_LIMIT_BYTES
+  const checkpointIfLarge = walBound(db, { schema: 'main', walFile: databaseFile(dataDir) + '-wal', limitBytes: walLimitBytes }) // the index file's is the merge thread's
   const mergeAt = mergeStatements || DEFAULT_MERGE_STATEMENTS
   const checkEvery = Math.min(1000, mergeAt)
   const { ops, recent, replayJournal, clearJournal, lastJournalEntry, storedIds, began: beganTransaction, mark, dropFrom, beforeCommit, commit, rollback, stringTerms } = writeOps(db)
@@ -180,26 +169,6 @@ function createWriterLoop ({ dataDir, walLimitBytes, mergeStatements, middleStat
         if (!/^SQLITE_BUSY/.test(err.code) || Date.now() > deadline) throw err
         sleep(1)
       }
-    }
-  }
-
-  function walBytes () {
-    try {
-      return fs.statSync(walFile).size
-    } catch {
-      return 0
-    }
-  }
-
-  function checkpointIfLarge () {
-    if (walBytes() < walLimit) return
-    db.pragma(`busy_timeout = ${CHECKPOINT_WAIT_MS}`)
-    try {
-      db.pragma('main.wal_checkpoint(TRUNCATE)') // the index file's: the merge thread's
-    } catch {
-      // busy: the next commit tries again
-    } finally {
-      db.pragma('busy_timeout = 0')
     }
   }
 
