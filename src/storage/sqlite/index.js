@@ -10,7 +10,7 @@
 // open.js for what an acknowledged write guarantees.
 
 const { openDatabase, databaseFile, storeProblem } = require('./open')
-const { ensureSchema } = require('./schema')
+const { makeSchema } = require('./schema')
 const { startWriter } = require('./writer')
 const { connectWriter } = require('./writer-client')
 const { writerSocketPath } = require('./writer-socket')
@@ -32,11 +32,8 @@ const { settingsRepository } = require('./settings')
 function openSqliteStorage (config, logger, { hooks = {} } = {}) {
   const db = openDatabase(config.dataDir)
   try {
-    db.exec('BEGIN IMMEDIATE') // the workers of one LRS start together: one makes the schema
-    ensureSchema(db)
-    db.exec('COMMIT')
+    makeSchema(db, logger)
   } catch (err) {
-    if (db.inTransaction) db.exec('ROLLBACK')
     db.close()
     throw storeProblem(databaseFile(config.dataDir), err)
   }

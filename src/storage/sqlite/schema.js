@@ -374,6 +374,30 @@ function buildIndexFile (db) {
   return { from: moved ? 'tables' : 'statements', statements }
 }
 
+// The processes of one LRS start together (the writer and every worker):
+// one makes or upgrades the schema, in a transaction that holds both
+// files' write locks, and the others wait for it, for as long as an
+// upgrade or a build of the index file may take (about 9 s per million
+// statements on 2 cores) rather than failing after the usual 5 s. A store
+// that is up to date is not locked at all.
+const SCHEMA_WAIT_MS = 30 * 60000
+
+function makeSchema (db, logger) {
+  if (db.pragma('user_version', { simple: true }) === VERSION && tableIn(db, 'idx', 'index_copy')) return
+  const busy = db.pragma('busy_timeout', { simple: true })
+  const started = Date.now()
+  db.pragma(`busy_timeout = ${SCHEMA_WAIT_MS}`)
+  try {
+    db.exec('BEGIN IMMEDIATE')
+    const built = ensureSchema(db)
+    db.exec('COMMIT')
+    if (built && built.statements) logger.info({ from: built.from, statements: built.statements, ms: Date.now() - started }, 'SQLite index file built')
+  } finally {
+    if (db.inTransaction) db.exec('ROLLBACK')
+    db.pragma(`busy_timeout = ${busy}`)
+  }
+}
+
 // Creates what is missing; refuses a file made by a newer version.
 // Returns what buildIndexFile did.
 function ensureSchema (db) {
@@ -400,4 +424,4 @@ function ensureSchema (db) {
   return built
 }
 
-module.exports = { ensureSchema, LEVELS, RECENT_BUFFERS, UPPER_LEVELS, TERM_TABLES, ID_TABLES, SEQ_OF_ID, HOUR_MS, COUNTED_KINDS }
+module.exports = { ensureSchema, makeSchema, LEVELS, RECENT_BUFFERS, UPPER_LEVELS, TERM_TABLES, ID_TABLES, SEQ_OF_ID, HOUR_MS, COUNTED_KINDS }

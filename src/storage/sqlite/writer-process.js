@@ -23,7 +23,7 @@ const { loadConfig } = require('../../config')
 const { StartupError, EXIT_STARTUP, exitAfterStartFailure } = require('../../errors')
 const { createLogger } = require('../../logger')
 const { openDatabase, databaseFile, storeProblem } = require('./open')
-const { ensureSchema } = require('./schema')
+const { makeSchema } = require('./schema')
 const { createWriterLoop } = require('./writer-loop')
 const { writerSocketPath, sendFrame, readFrames } = require('./writer-socket')
 
@@ -34,16 +34,13 @@ const CLOSING_GRACE_MS = 100
 // they take to flush their batchers and disconnect.
 const LINGER_MARGIN_MS = 1000
 
-function makeSchema (dataDir) {
+function prepareStore (dataDir, logger) {
   const db = openDatabase(dataDir)
   try {
-    db.exec('BEGIN IMMEDIATE')
-    ensureSchema(db)
-    db.exec('COMMIT')
+    makeSchema(db, logger)
   } catch (err) {
     throw storeProblem(databaseFile(dataDir), err)
   } finally {
-    if (db.inTransaction) db.exec('ROLLBACK')
     db.close()
   }
 }
@@ -66,7 +63,7 @@ function claimSocket (socketPath) {
 }
 
 async function startWriterProcess (config, logger) {
-  makeSchema(config.dataDir)
+  prepareStore(config.dataDir, logger)
   const socketPath = writerSocketPath(config.dataDir)
   await claimSocket(socketPath)
   const loop = createWriterLoop({ dataDir: config.dataDir, shared: false, oneWriter: true }, {
