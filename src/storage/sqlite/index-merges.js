@@ -24,8 +24,8 @@ function indexMerges (db) {
   // Each slice's end is found when it starts, `step` rows past the last
   // one's: finding them all at the start read a whole level at once (two
   // seconds for a level of 2 M statements, holding every request).
-  // A round of the recent level (level 0) first switches the recent
-  // buffers, then copies the full one and empties it with its last slice.
+  // A round of the recent level (level 0) copies the full recent buffer;
+  // the writer switches the buffers and empties the full one (`recent`).
   const FIRST_TERM = [-1, -1]
   const LAST_TERM = [Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER]
   const FIRST_ID = Buffer.alloc(0)
@@ -63,7 +63,8 @@ function indexMerges (db) {
     }
   }
   // What copies recent buffer `from` into the middle level `to`, and
-  // empties it. (OR IGNORE: see the top of this file.)
+  // empties it. (OR IGNORE: a row the middle level has already is left as
+  // it is rather than failing the slice.)
   function copier (from, to) {
     return {
       count: db.prepare(`SELECT count(*) FROM ${from.ids}`).pluck(),
@@ -103,10 +104,10 @@ function indexMerges (db) {
     },
     // whether the full buffer was emptied
     emptyIfCopied () {
-      const [taking, generation] = switchState.get()
-      if (copiedThrough.get() < generation || !copiers[1 - taking].hasRows.get()) return false
-      copiers[1 - taking].emptyTerms.run()
-      copiers[1 - taking].emptyIds.run()
+      if (!recent.copyDone()) return false
+      const full = copiers[1 - activeRecent.get()]
+      full.emptyTerms.run()
+      full.emptyIds.run()
       return true
     }
   }
@@ -156,16 +157,13 @@ function indexMerges (db) {
     },
     // A round of level `level` into the next in about `slices` slices;
     // null when there is nothing to move. `after`: the last keys moved.
+    // (The recent level's round has no cap: copySlice reads where the copy
+    // has got from the index file.)
     startRound (level, slices, statements) {
-      const after = { terms: FIRST_TERM, ids: FIRST_ID }
-      if (level === 0) {
-        const idStep = Math.max(1, Math.ceil(statements / slices))
-        return { level, idStep, termStep: idStep * TERM_ROWS_PER_STATEMENT, after }
-      }
-      const seqCap = movers[level].newest.get()
-      if (seqCap === null) return null
+      const seqCap = level === 0 ? null : movers[level].newest.get()
+      if (level > 0 && seqCap === null) return null
       const idStep = Math.max(1, Math.ceil(statements / slices))
-      return { level, seqCap, idStep, termStep: idStep * TERM_ROWS_PER_STATEMENT, after }
+      return { level, seqCap, idStep, termStep: idStep * TERM_ROWS_PER_STATEMENT, after: { terms: FIRST_TERM, ids: FIRST_ID } }
     },
     // Moves the next slice of `round`, inside the caller's transaction.
     // Returns the `after` of the round once it has committed, for the

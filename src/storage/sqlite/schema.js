@@ -337,7 +337,8 @@ const tableIn = (db, schema, name) => db.prepare(`SELECT 1 FROM ${schema}.sqlite
 function buildIndexFile (db) {
   if (tableIn(db, 'idx', 'index_copy')) return null
   const moved = UPPER_LEVELS.some((level) => tableIn(db, 'main', level.terms) || tableIn(db, 'main', level.ids))
-  const statements = db.prepare('SELECT count(*) FROM statements').pluck().get()
+  // for the log line; from the hourly counters: a count(*) would read every page of the statements
+  const statements = db.prepare('SELECT coalesce(sum(count), 0) FROM hourly_totals').pluck().get()
   const recentColumns = db.prepare("SELECT name FROM pragma_table_info('index_recent', 'main')").pluck().all()
   let copied = [null, null, null]
   if (moved) {

@@ -9,7 +9,7 @@ const { idFilter } = require('./id-filter')
 const { indexMerges } = require('./index-merges')
 const { idToBlob, blobToId } = require('./ids')
 const { firstSeqOf, lastSeqOf, storedMsOf } = require('./seq')
-const { RECENT_BUFFERS, UPPER_LEVELS, TERM_TABLES, ID_TABLES, SEQ_OF_ID, HOUR_MS, COUNTED_KINDS } = require('./schema')
+const { LEVELS, RECENT_BUFFERS, SEQ_OF_ID, HOUR_MS, COUNTED_KINDS } = require('./schema')
 
 const PAIRS_PER_INSERT = 100
 
@@ -161,35 +161,38 @@ function writeOps (db) {
   const counts = counters(db)
   const journal = db.prepare('INSERT INTO index_journal (seq, to_seq, id, term_ids) VALUES (?, ?, ?, ?)')
 
-  // The changes of erasures and restamps to the index file again, from the
-  // journal (schema.js, index_journal), inside a transaction that holds
-  // its write lock; returns the last entry applied (0: none), for
-  // clearJournal once that transaction has committed.
-  const journalEntries = db.prepare('SELECT n, seq, to_seq, id, term_ids FROM index_journal ORDER BY n')
-  const idxIdTables = UPPER_LEVELS.map((level) => level.ids)
-  const idxTermTables = UPPER_LEVELS.map((level) => level.terms)
-  const replayRemove = {
-    ids: idxIdTables.map((table) => db.prepare(`DELETE FROM idx.${table} WHERE id = ? AND seq = ?`)),
-    terms: idxTermTables.map((table) => db.prepare(`DELETE FROM idx.${table} WHERE term = ? AND seq = ?`))
-  }
-  const replayMove = {
-    ids: idxIdTables.map((table) => db.prepare(`UPDATE idx.${table} SET seq = ? WHERE id = ? AND seq = ?`)),
-    terms: idxTermTables.map((table) => db.prepare(`UPDATE idx.${table} SET seq = ? WHERE term = ? AND seq = ?`))
-  }
-  function replayJournal () {
-    let last = 0
-    for (const e of journalEntries.all()) {
-      const terms = JSON.parse(e.term_ids)
-      if (e.to_seq === null) {
-        for (const r of replayRemove.ids) r.run(e.id, e.seq)
-        for (const term of terms) for (const r of replayRemove.terms) r.run(term, e.seq)
+  // What an erasure (toSeq null) or a restamp changes in the index, for
+  // one statement: made by the operation in every level, with an entry in
+  // the journal (schema.js, index_journal), and made again from the journal
+  // by replayJournal in the index file's levels only (the recent buffers'
+  // part committed with the operation), inside a transaction that holds
+  // the index file's write lock too; where it was done already, it changes
+  // nothing.
+  const indexChanges = LEVELS.map((level) => ({
+    removeId: db.prepare(`DELETE FROM ${level.ids} WHERE id = ? AND seq = ?`),
+    removeTerm: db.prepare(`DELETE FROM ${level.terms} WHERE term = ? AND seq = ?`),
+    moveId: db.prepare(`UPDATE ${level.ids} SET seq = ? WHERE id = ? AND seq = ?`),
+    moveTerm: db.prepare(`UPDATE ${level.terms} SET seq = ? WHERE term = ? AND seq = ?`)
+  }))
+  function changeIndex ({ seq, toSeq, id, terms }, fromLevel = 0) {
+    indexChanges.forEach((change, i) => {
+      if (i < fromLevel) return
+      if (toSeq === null) {
+        countInLevel(levelOfTable(i), -change.removeId.run(id, seq).changes)
+        for (const term of terms) change.removeTerm.run(term, seq)
       } else {
-        for (const m of replayMove.ids) m.run(e.to_seq, e.id, e.seq)
-        for (const term of terms) for (const m of replayMove.terms) m.run(e.to_seq, term, e.seq)
+        change.moveId.run(toSeq, id, seq)
+        for (const term of terms) change.moveTerm.run(toSeq, term, seq)
       }
-      last = e.n
-    }
-    return last
+    })
+  }
+  function journaled (change) {
+    journal.run(change.seq, change.toSeq, change.id, JSON.stringify(change.terms))
+    changeIndex(change)
+  }
+  const journalEntries = db.prepare('SELECT seq, to_seq, id, term_ids FROM index_journal ORDER BY n')
+  function replayJournal () {
+    for (const e of journalEntries.all()) changeIndex({ seq: e.seq, toSeq: e.to_seq, id: e.id, terms: JSON.parse(e.term_ids) }, RECENT_BUFFERS.length)
   }
   const clearJournalTo = db.prepare('DELETE FROM index_journal WHERE n <= ?')
   const lastJournalEntry = db.prepare('SELECT max(n) FROM index_journal').pluck()
@@ -404,16 +407,12 @@ function writeOps (db) {
       let seq = nextSeq(storedMs)
       const find = db.prepare('SELECT seq, term_ids, stored_ms FROM statements WHERE seq = ?')
       const move = db.prepare('UPDATE statements SET seq = ? WHERE seq = ?')
-      const moveId = ID_TABLES.map((table) => db.prepare(`UPDATE ${table} SET seq = ? WHERE id = ?`))
-      const moveTerm = TERM_TABLES.map((table) => db.prepare(`UPDATE ${table} SET seq = ? WHERE term = ? AND seq = ?`))
       counts.clear()
       for (const [id, at] of storedSeqs(ids)) {
         const row = find.get(at)
-        journal.run(row.seq, seq, idToBlob(id), row.term_ids)
         move.run(seq, row.seq)
-        for (const m of moveId) m.run(seq, idToBlob(id))
         const termIds = JSON.parse(row.term_ids)
-        for (const term of termIds) for (const m of moveTerm) m.run(seq, term, row.seq)
+        journaled({ seq: row.seq, toSeq: seq, id: idToBlob(id), terms: termIds })
         counts.add(row.stored_ms ?? storedMsOf(row.seq), termIds, null, -1)
         counts.add(row.stored_ms ?? storedMsOf(seq), termIds, null, 1)
         seq++
@@ -457,8 +456,6 @@ function writeOps (db) {
     // (queued and dead) and the attachments no remaining statement uses.
     statementsErase (ids) {
       const find = db.prepare('SELECT seq, term_ids, attachments, stored_ms FROM statements WHERE seq = ?')
-      const removeId = ID_TABLES.map((table) => db.prepare(`DELETE FROM ${table} WHERE id = ?`))
-      const removeTerm = TERM_TABLES.map((table) => db.prepare(`DELETE FROM ${table} WHERE term = ? AND seq = ?`))
       const remove = db.prepare('DELETE FROM statements WHERE seq = ?')
       const upstreams = db.prepare('SELECT DISTINCT upstream FROM forward_outbox UNION SELECT DISTINCT upstream FROM forward_dead_letters').pluck().all()
       const removeQueued = db.prepare('DELETE FROM forward_outbox WHERE upstream = ? AND statement_id = ?')
@@ -471,10 +468,8 @@ function writeOps (db) {
       for (const [id, at] of storedSeqs(ids)) {
         const blob = idToBlob(id)
         const row = find.get(at)
-        journal.run(row.seq, null, blob, row.term_ids)
-        removeId.forEach((r, i) => countInLevel(levelOfTable(i), -r.run(blob).changes))
         const termIds = JSON.parse(row.term_ids)
-        for (const term of termIds) for (const r of removeTerm) r.run(term, row.seq)
+        journaled({ seq: row.seq, toSeq: null, id: blob, terms: termIds })
         counts.add(row.stored_ms ?? storedMsOf(row.seq), termIds, null, -1)
         remove.run(row.seq)
         removed.statements++

@@ -188,7 +188,7 @@ function createWriterLoop ({ dataDir, walLimitBytes, mergeStatements, middleStat
       const switched = (due || emptied) && recent.switchIfFull(mergeAt)
       db.exec('COMMIT')
       if (due) storedSinceCheck = 0
-      if (switched || emptied) merges.postMessage('wake')
+      if (switched) merges.postMessage('wake') // a full buffer to copy
     } catch (err) {
       if (db.inTransaction) db.exec('ROLLBACK')
       if (!/^SQLITE_BUSY/.test(err.code)) warn('switching the SQLite recent index buffers failed', errorOf(err))
