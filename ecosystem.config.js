@@ -19,6 +19,13 @@ const stopExitCodes = [EXIT_STARTUP]
 // Above the graceful shutdown bound, so a worker always flushes its write
 // batcher, and the writer commits what it holds, before PM2 would kill it.
 const killTimeout = config.shutdownTimeoutMs + 5000
+// PM2 loads its metrics agent (@pm2/io) into every process unless told
+// not to: timers in each process and a message to the daemon every
+// second, for figures (event loop latency, heap) that /metrics has
+// already. Measured on 2 cores with 8 idle workers, the daemon took 0.7 %
+// of a core with it and 0.3 % without. `pm2 list` and `pm2 monit` still
+// show each process's CPU and memory, which the daemon reads itself.
+const pmx = false
 const writerProcess = config.storage === 'sqlite' && config.sqliteWriter !== 'thread'
 
 const writer = {
@@ -31,6 +38,7 @@ const writer = {
   kill_timeout: killTimeout,
   autorestart: true,
   stop_exit_codes: stopExitCodes,
+  pmx,
   env: { NODE_ENV: 'production' }
 }
 
@@ -57,6 +65,7 @@ const workers = {
   // 359 µs without (docs/benchmarks.md, Workers).
   node_args: ['--max-semi-space-size=64', '--min-semi-space-size=32', '--single-threaded-gc'],
   max_memory_restart: '1G',
+  pmx,
   env: { NODE_ENV: 'production', ...(writerProcess && { LRS_SQLITE_WRITER: 'process' }) }
 }
 

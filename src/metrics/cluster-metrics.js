@@ -12,6 +12,15 @@
 // Counters must never go down, or Prometheus sees a reset: the counters of
 // a worker that is gone (its process no longer exists, or it shut down)
 // are folded into retired.json, which is summed in too.
+//
+// A publish costs about 2 ms, most of it prom-client's process metrics
+// (reading /proc, heap statistics) and the file's write: per idle worker
+// that was half of the 1.75 % of a core it took doing nothing, and on 2
+// cores 8 workers' idle costs came out of the statements they stored. So
+// the process metrics are collected every PROCESS_EVERY publishes, and a
+// worker whose own figures have not moved (instruments.activity())
+// publishes only then. The worker answering a scrape publishes all of its
+// own first.
 
 const fs = require('node:fs')
 const path = require('node:path')
@@ -20,6 +29,7 @@ const { AggregatorRegistry, Registry } = require('prom-client')
 const { createProcessRegistry } = require('./instruments')
 
 const LOCK_STALE_MS = 30000
+const PROCESS_EVERY = 10
 
 function processExists (pid) {
   try {
@@ -87,20 +97,35 @@ function createClusterMetrics ({ dataDir, publishMs, instruments, logger }) {
   const lockDir = path.join(dir, 'retired.lock')
   let timer = null
 
-  async function snapshot () {
-    return { pid: process.pid, at: Date.now(), lrs: await instruments.registry.getMetricsAsJSON(), process: await processRegistry.getMetricsAsJSON() }
-  }
+  // What the last publish wrote (activity, process metrics), and how many
+  // publishes ago the process metrics were collected.
+  let published = null
+  let processMetrics = null
+  let sinceProcess = 0
 
   // Publications run one after the other, and none after stop(): a late
   // one would bring back a file already folded into retired.json, whose
-  // counters would then be counted twice.
+  // counters would then be counted twice. `whole`: the process metrics
+  // too, and written even if nothing moved.
   let publishing = Promise.resolve()
   let stopped = false
-  function publish () {
+  function publish ({ whole = false } = {}) {
     publishing = publishing.catch(() => {}).then(async () => {
       if (stopped) return
+      const activity = instruments.activity()
+      const processDue = whole || processMetrics === null || sinceProcess + 1 >= PROCESS_EVERY
+      if (!processDue && activity === published) {
+        sinceProcess++
+        return
+      }
+      if (processDue) {
+        processMetrics = await processRegistry.getMetricsAsJSON()
+        sinceProcess = 0
+      } else sinceProcess++
+      published = null // until written: a failed publish is tried again
       await fs.promises.mkdir(dir, { recursive: true })
-      await writeJson(own, await snapshot())
+      await writeJson(own, { pid: process.pid, at: Date.now(), lrs: await instruments.registry.getMetricsAsJSON(), process: processMetrics })
+      published = activity
     })
     return publishing
   }
@@ -140,7 +165,7 @@ function createClusterMetrics ({ dataDir, publishMs, instruments, logger }) {
 
   // The cluster's metrics in Prometheus text format.
   async function render (extraRegistries = []) {
-    await publish()
+    await publish({ whole: true })
     const names = (await fs.promises.readdir(dir)).filter((n) => n.startsWith('worker-') && n.endsWith('.json'))
     const live = []
     const gone = []
@@ -178,7 +203,7 @@ function createClusterMetrics ({ dataDir, publishMs, instruments, logger }) {
     async stop () {
       clearInterval(timer)
       try {
-        await publish()
+        await publish({ whole: true })
         stopped = true
         // Another worker may hold the lock for a moment.
         for (let tries = 0; !(await retire([own])) && tries < 40; tries++) await new Promise((resolve) => setTimeout(resolve, 50))

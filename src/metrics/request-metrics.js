@@ -19,6 +19,7 @@ function requestMetrics (instruments, paths) {
   return function onFinish (req, res, seconds) {
     const route = routeOf(req.originalUrl.split('?')[0])
     const method = req.method
+    instruments.answered()
     instruments.requests.inc({ route, method, status: String(res.statusCode) })
     instruments.requestSeconds.observe({ route, method }, seconds)
     if (res.statusCode === 429) instruments.overloadRejections.inc({ route })

@@ -77,6 +77,29 @@ test('forwarding outbox depth, age and dead letters per upstream', async () => {
   assert.equal(sample(text, 'lrs_forward_dead_letters', 'upstream="127.0.0.1:9/xapi"'), 0)
 })
 
+test('an idle worker leaves its published metrics as they are until it answers a request', async () => {
+  const fs = require('node:fs')
+  const path = require('node:path')
+  const lrs = await startLrs({ LRS_METRICS_PUBLISH_MS: '100' })
+  const dir = path.join(lrs.config.dataDir, 'metrics')
+  const file = () => fs.existsSync(dir) && fs.readdirSync(dir).find((name) => /^worker-.*\.json$/.test(name))
+  const written = () => JSON.parse(fs.readFileSync(path.join(dir, file()), 'utf8'))
+  assert.ok(await until(file))
+  // Four publish periods in which nothing was rewritten. (Every tenth
+  // period the process metrics are, so a window may be spoiled by one.)
+  const quiet = await until(async () => {
+    const before = written().at
+    await new Promise((resolve) => setTimeout(resolve, 400))
+    return written().at === before
+  }, { within: 5000 })
+  assert.ok(quiet, 'the idle worker rewrote its metrics in every window of four periods')
+  const requests = (snap) => snap.lrs.find((m) => m.name === 'lrs_http_requests_total').values
+    .filter((v) => v.labels.route === '/xapi/about').reduce((n, v) => n + v.value, 0)
+  const seen = requests(written())
+  assert.equal((await lrs.client('/about')).status, 200)
+  assert.ok(await until(() => requests(written()) === seen + 1, { within: 2000 }), 'the request was published within a few periods')
+})
+
 test('a metrics publish that fails leaves no temporary file behind', async () => {
   const fs = require('node:fs')
   const path = require('node:path')
