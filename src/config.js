@@ -54,7 +54,7 @@ const SETTINGS = [
   { key: 'logFormat', env: 'LRS_LOG_FORMAT', type: 'string', default: 'auto', enum: ['auto', 'json', 'pretty'], doc: 'Log lines as JSON (one object a line, for PM2, containers and log shippers) or `pretty` (readable lines for a person). `auto`: pretty on a terminal, JSON otherwise.' },
   { key: 'instances', env: 'LRS_INSTANCES', type: 'string', default: 'max', pattern: '^(max|-?[0-9]+)$', doc: 'PM2 cluster workers (`max` = one per core). Read by ecosystem.config.js.' },
   { key: 'keepAliveTimeoutMs', env: 'LRS_KEEP_ALIVE_TIMEOUT_MS', type: 'integer', default: 65000, minimum: 1000, doc: 'How long an idle keep-alive connection stays open (ms); above the idle timeout of any load balancer in front (often 60 s).' },
-  { key: 'shutdownGraceMs', env: 'LRS_SHUTDOWN_GRACE_MS', type: 'integer', default: 1500, minimum: 0, doc: 'On shutdown, how long open keep-alive connections are still served (with Connection: close) before idle ones are closed (ms).' },
+  { key: 'shutdownGraceMs', env: 'LRS_SHUTDOWN_GRACE_MS', type: 'integer', default: 5000, minimum: 0, doc: 'On shutdown, how long open keep-alive connections are still served (with Connection: close) before idle ones are closed (ms); the shutdown goes on as soon as clients have closed them all.' },
   { key: 'shutdownTimeoutMs', env: 'LRS_SHUTDOWN_TIMEOUT_MS', type: 'integer', default: 10000, minimum: 100, doc: 'Longest graceful shutdown (ms); PM2 kill_timeout is set above it.' }
 ]
 
@@ -102,6 +102,7 @@ function checked (env) {
   }
   if (raw.adminUser && !raw.adminPassword) problems.push('LRS_ADMIN_PASSWORD is required with LRS_ADMIN_USER')
   if (String(raw.adminUser).includes(':')) problems.push('LRS_ADMIN_USER must not contain ":"')
+  if (raw.shutdownGraceMs >= raw.shutdownTimeoutMs) problems.push('LRS_SHUTDOWN_GRACE_MS must be below LRS_SHUTDOWN_TIMEOUT_MS: after the grace period a worker still stores what it holds')
   for (const u of listOf(raw.forwardUrls)) {
     try { new URL(u) } catch { problems.push(`LRS_FORWARD_URLS has a bad URL: ${maskUrl(u)}`) } // eslint-disable-line no-new
   }

@@ -54,19 +54,26 @@ async function startServer (config, { logger = createLogger(config), monitorComm
   }, () => {}) // a store that cannot be read is reported where it is read
 
   // Shutdown: stop accepting connections (in PM2 cluster mode the master
-  // then routes new ones to the other workers) but keep the open keep-alive
-  // connections for a grace period, answering on them with
-  // `Connection: close` so each client finishes its request and reconnects
-  // elsewhere. Closing idle keep-alive sockets at once (what http's close()
-  // does) races with requests clients are sending on them, which then fail.
-  // Then flush the write batcher and close the database.
+  // then routes new ones to the other workers) but keep serving the open
+  // keep-alive connections, answering on them with `Connection: close` so
+  // each client finishes its request and reconnects elsewhere, until the
+  // clients have closed them all or the grace period is over; only then
+  // are the idle ones closed. Closing an idle keep-alive socket races with
+  // a request the client may be sending on it, which then fails: at once
+  // (what http's close() does) it hit requests under way, and after a
+  // fixed 1.5 s the client pool's spare sockets, which it had not needed
+  // since (1 to 5 per worker in `pm2 reload` under load; one request in
+  // about eight reloads failed). Then flush the write batcher and close
+  // the database.
   let closing = null
   function close ({ graceMs = config.shutdownGraceMs } = {}) {
     if (closing) return closing
     lifecycle.shuttingDown = true
     closing = (async () => {
       const closed = new Promise((resolve) => net.Server.prototype.close.call(server, () => resolve()))
-      await new Promise((resolve) => setTimeout(resolve, graceMs))
+      let timer
+      await Promise.race([closed, new Promise((resolve) => { timer = setTimeout(resolve, graceMs) })])
+      clearTimeout(timer)
       server.closeIdleConnections()
       await closed
       await services.close()

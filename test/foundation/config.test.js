@@ -39,6 +39,7 @@ test('limits and lists are validated too', () => {
   assert.throws(() => loadConfig({ LRS_MAX_STATEMENT_BYTES: String(16 * 1024 * 1024) }), /LRS_MAX_STATEMENT_BYTES/)
   assert.deepEqual(loadConfig({ LRS_CORS_ORIGINS: 'https://a.example, https://b.example' }).corsOrigins, ['https://a.example', 'https://b.example'])
   assert.equal(loadConfig({ LRS_TRUST_PROXY: '1' }).trustProxy, 1)
+  assert.throws(() => loadConfig({ LRS_SHUTDOWN_GRACE_MS: '10000', LRS_SHUTDOWN_TIMEOUT_MS: '10000' }), /LRS_SHUTDOWN_GRACE_MS must be below LRS_SHUTDOWN_TIMEOUT_MS/)
 })
 
 test('a bad setting stops `node src/server.js` with one line naming it, no stack trace, and an exit code PM2 does not restart', () => {

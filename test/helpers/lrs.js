@@ -66,6 +66,10 @@ async function startLrs (env = {}, { monitorCommands = false, hooks = {}, logLin
     // Load shedding answers by timing; on a busy test machine it would turn
     // functional tests' requests into 429s. Tests of shedding set their own.
     LRS_MAX_WAIT_MS: '60000',
+    // The test's own fetch keeps idle keep-alive sockets to the LRS, and a
+    // graceful close() serves them out the grace period: a short one keeps
+    // tests that close an LRS quick. Tests of the shutdown set their own.
+    LRS_SHUTDOWN_GRACE_MS: '1000',
     ...storeEnv,
     ...env
   })

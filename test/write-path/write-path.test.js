@@ -108,6 +108,30 @@ test('graceful shutdown answers the requests in flight, then closes', async () =
   assert.equal(await storedCount(after, body.map((s) => s.id)), 50)
 })
 
+test('a graceful shutdown serves an open keep-alive connection with Connection: close and goes on once its client has closed it, not after the whole grace period', async () => {
+  const http = require('node:http')
+  const lrs = await startLrs({ LRS_SHUTDOWN_GRACE_MS: '20000', LRS_SHUTDOWN_TIMEOUT_MS: '30000' })
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 })
+  const get = () => new Promise((resolve, reject) => {
+    http.get(lrs.url + '/xapi/about', { agent }, (res) => {
+      res.resume()
+      res.on('end', () => resolve(res))
+    }).on('error', reject)
+  })
+  const first = await get()
+  assert.equal(first.statusCode, 200)
+  assert.notEqual(first.headers.connection, 'close') // the connection stays open, idle
+  const started = Date.now()
+  const closing = lrs.close()
+  await new Promise((resolve) => setTimeout(resolve, 200))
+  const second = await get() // on the same connection, during the shutdown
+  assert.equal(second.statusCode, 200)
+  assert.equal(second.headers.connection, 'close')
+  await closing
+  agent.destroy()
+  assert.ok(Date.now() - started < 10000, `the shutdown took ${Date.now() - started} ms of its 20,000 ms grace period`)
+})
+
 test('when a write has been held up past LRS_MAX_WAIT_MS, new statement requests get 429 with Retry-After at once, before their body is read', async () => {
   const write = gate()
   let hold = true
