@@ -113,15 +113,12 @@ function createClusterMetrics ({ dataDir, publishMs, instruments, logger }) {
     publishing = publishing.catch(() => {}).then(async () => {
       if (stopped) return
       const activity = instruments.activity()
-      const processDue = whole || processMetrics === null || sinceProcess + 1 >= PROCESS_EVERY
-      if (!processDue && activity === published) {
-        sinceProcess++
-        return
-      }
+      const processDue = whole || processMetrics === null || ++sinceProcess >= PROCESS_EVERY
+      if (!processDue && activity === published) return
       if (processDue) {
         processMetrics = await processRegistry.getMetricsAsJSON()
         sinceProcess = 0
-      } else sinceProcess++
+      }
       published = null // until written: a failed publish is tried again
       await fs.promises.mkdir(dir, { recursive: true })
       await writeJson(own, { pid: process.pid, at: Date.now(), lrs: await instruments.registry.getMetricsAsJSON(), process: processMetrics })
