@@ -32,6 +32,11 @@
 //                            less busy the worker is (each request wakes it, on cold caches):
 //                            the closed-loop sweep's CPU per statement at 16 workers, held to
 //                            the writer's rate, mixes that with any cost of the count itself.
+//   BENCH_MATCHED=1          also measure every smaller count at the largest count's connections
+//                            per worker (2 workers at 16 when 8 have 64): a worker's statement
+//                            costs more the fewer requests it holds at once, and at a fixed 64
+//                            connections 8 workers hold a quarter of what 2 do. This row tells
+//                            that cost apart from what the number of processes costs.
 
 const os = require('node:os')
 const { startLrs, cpuSeconds } = require('./lrs-process')
@@ -69,6 +74,7 @@ function settingsFromEnv (env = process.env) {
   if (env.BENCH_WARMUP) out.warmupSeconds = Number(env.BENCH_WARMUP)
   if (env.BENCH_ALONE === '0') out.alone = false
   if (env.BENCH_RATE) out.rate = numbers(env.BENCH_RATE, 'BENCH_RATE')[0]
+  if (env.BENCH_MATCHED === '1') out.matched = true
   return out
 }
 
@@ -135,9 +141,16 @@ function warmupFor (workers, seconds, cores = os.cpus().length) {
   return seconds * Math.max(1, workers / cores)
 }
 
+// The connections that give `workers` as many each as the largest count
+// has at `connections`.
+function matchedConnections (workers, largest, connections) {
+  return Math.max(1, Math.round((connections * workers) / largest))
+}
+
 // Every measurement of the sweep, in the order taken: { repetition, part
-// ('engine alone', 'workers', 'fixed rate', 'overload'), workers, apps, ...measure }.
-async function coresSweep ({ engine = 'sqlite', workers = defaultWorkers(8), connections = 64, seconds = 10, repeat = 2, overload = [4, 16], warmupSeconds = 1, alone = true, rate = null, onStep = () => {} } = {}) {
+// ('engine alone', 'workers', 'fixed rate', 'same load per worker',
+// 'overload'), workers, apps, ...measure }.
+async function coresSweep ({ engine = 'sqlite', workers = defaultWorkers(8), connections = 64, seconds = 10, repeat = 2, overload = [4, 16], warmupSeconds = 1, alone = true, rate = null, matched = false, onStep = () => {} } = {}) {
   const pool = batchPool()
   const largest = Math.max(...workers)
   const steps = []
@@ -160,6 +173,7 @@ async function coresSweep ({ engine = 'sqlite', workers = defaultWorkers(8), con
         if (warmupSeconds > 0) await step(lrs, { connections, seconds: warmupFor(w, warmupSeconds), auth: AUTH, pool })
         record({ repetition, part: 'workers', workers: w, apps, ...(await measure(lrs, { connections, seconds, pool })) })
         if (rate) record({ repetition, part: 'fixed rate', workers: w, apps, offered: rate, ...(await measure(lrs, { connections, seconds, pool, rate })) })
+        if (matched && w !== largest) record({ repetition, part: 'same load per worker', workers: w, apps, ...(await measure(lrs, { connections: matchedConnections(w, largest, connections), seconds, pool })) })
         if (w !== largest) continue
         for (const times of overload) {
           record({ repetition, part: 'overload', workers: w, apps, ...(await measure(lrs, { connections: connections * times, seconds, pool })) })
@@ -219,7 +233,8 @@ function summarize (steps) {
   const writer = rows.find((r) => r.part === 'writer alone') || null
   if (writer) writer.share = engineRate ? Math.round((writer.statementsPerSec / engineRate) * 100) / 100 : null
   const fixedRate = rows.filter((r) => r.part === 'fixed rate').sort((a, b) => a.workers - b.workers)
-  return { engine: rows.find((r) => r.part === 'engine alone') || null, engineRate, writer, writerRate, sweep, fixedRate, overload }
+  const matched = rows.filter((r) => r.part === 'same load per worker').sort((a, b) => a.workers - b.workers)
+  return { engine: rows.find((r) => r.part === 'engine alone') || null, engineRate, writer, writerRate, sweep, fixedRate, matched, overload }
 }
 
 const pct = (x) => `${Math.round(x * 100)} %`
@@ -227,7 +242,7 @@ const num = (x) => Math.round(x).toLocaleString('en')
 
 // The issue's criteria, each { criterion, verdict: 'pass' | 'fail' | 'not
 // measured', detail }.
-function checkCriteria ({ sweep, engineRate, writerRate, fixedRate = [] }, { cores = os.cpus().length } = {}) {
+function checkCriteria ({ sweep, engineRate, writerRate, fixedRate = [], matched = [] }, { cores = os.cpus().length } = {}) {
   const at = (w) => sweep.find((r) => r.workers === w)
   const checks = []
   const add = (criterion, ok, detail) => checks.push({ criterion, verdict: ok === null ? 'not measured' : ok ? 'pass' : 'fail', detail })
@@ -256,8 +271,17 @@ function checkCriteria ({ sweep, engineRate, writerRate, fixedRate = [] }, { cor
   const w8 = at(8)
   add('8 workers >= 95 % of 2 workers (2-core machine)', w8 && w2 ? w8.statementsPerSec >= 0.95 * w2.statementsPerSec : null,
     (w8 && w2 ? `${num(w8.statementsPerSec)} against ${num(w2.statementsPerSec)} st/s: ${pct(w8.statementsPerSec / w2.statementsPerSec)}` : 'needs 2 and 8 workers') +
+    matchedDetail(w8, matched.find((r) => r.workers === 2)) +
     (cores === 2 ? '' : `; meant for a 2-core machine, this one has ${cores}`))
   return checks
+}
+
+// The same comparison with 2 workers at 8 workers' connections per worker
+// (BENCH_MATCHED), when measured.
+function matchedDetail (w8, m2) {
+  if (!w8 || !m2 || !m2.statementsPerSec) return ''
+  return `; at the same connections per worker (2 workers at ${m2.connections}), ${pct(w8.statementsPerSec / m2.statementsPerSec)} (${num(m2.statementsPerSec)} st/s` +
+    (w8.cpuMicrosPerStatement && m2.cpuMicrosPerStatement ? `, CPU per statement ${(w8.cpuMicrosPerStatement / m2.cpuMicrosPerStatement).toFixed(2)}x` : '') + ')'
 }
 
 // The same comparison at the fixed rate (BENCH_RATE), when measured.
@@ -268,4 +292,4 @@ function fixedRateDetail (fixedRate) {
   return `; offered ${num(fTop.offered)} st/s each, ${fTop.workers} workers ${num(fTop.cpuMicrosPerStatement)} us, 2 workers ${num(f2.cpuMicrosPerStatement)} us: ${(fTop.cpuMicrosPerStatement / f2.cpuMicrosPerStatement).toFixed(2)}x`
 }
 
-module.exports = { coresSweep, summarize, checkCriteria, defaultWorkers, settingsFromEnv, LRS_APPS }
+module.exports = { coresSweep, summarize, checkCriteria, defaultWorkers, settingsFromEnv, matchedConnections, LRS_APPS }

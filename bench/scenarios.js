@@ -466,6 +466,7 @@ const cores = {
       largestCountVsEngine: { label: 'Largest worker count, share of the engine alone', percent: true, better: 'higher' },
       cpuPerStatementLargestVs2Workers: { label: 'CPU per statement, largest count / 2 workers', unit: '×', better: 'lower' },
       cpuPerStatementAtFixedRate: { label: 'CPU per statement at {key} PM2 worker(s), the same statements/s offered to each count (BENCH_RATE)', unit: 'µs', better: 'lower' },
+      statementsPerSecAtMatchedLoad: { label: 'Throughput at {key} PM2 worker(s) with the largest count\'s connections per worker (BENCH_MATCHED)', unit: 'statements/s', better: 'higher' },
       overloadShareOfPeak: { label: 'Accepted throughput at {key} connections, share of the largest count at 64', percent: true, better: 'higher' },
       overloadP99Ms: { label: 'P99 at {key} connections', unit: 'ms', better: 'lower' },
       fiveXX: { label: '5xx responses, all steps', unit: 'responses', better: 'lower' },
@@ -501,7 +502,7 @@ const cores = {
     const summary = summarize(steps)
     const checks = checkCriteria(summary)
     for (const c of checks) progress(`  check: ${c.criterion}: ${c.verdict.toUpperCase()} (${c.detail})`)
-    const { sweep, fixedRate, overload: over, engineRate, engine, writer, writerRate } = summary
+    const { sweep, fixedRate, matched, overload: over, engineRate, engine, writer, writerRate } = summary
     const workers = sweep.map((r) => r.workers)
     const top = sweep[sweep.length - 1]
     const at2 = sweep.find((r) => r.workers === 2)
@@ -518,13 +519,14 @@ const cores = {
         largestCountVsEngine: top ? top.share : null,
         cpuPerStatementLargestVs2Workers: top && at2 && at2.cpuMicrosPerStatement ? Math.round((top.cpuMicrosPerStatement / at2.cpuMicrosPerStatement) * 100) / 100 : null,
         ...(fixedRate.length && { cpuPerStatementAtFixedRate: Object.fromEntries(fixedRate.map((r) => [r.workers, r.cpuMicrosPerStatement])) }),
+        ...(matched.length && { statementsPerSecAtMatchedLoad: Object.fromEntries(matched.map((r) => [r.workers, r.statementsPerSec])) }),
         overloadShareOfPeak: Object.fromEntries(over.map((r) => [r.connections, r.share])),
         overloadP99Ms: Object.fromEntries(over.map((r) => [r.connections, r.p99Ms])),
         fiveXX: [...sweep, ...over].reduce((n, r) => n + r.fiveXX, 0),
         lrsProcesses: top ? top.apps : null
       },
       checks,
-      table: [engine, writer, ...sweep, ...fixedRate, ...over].filter(Boolean),
+      table: [engine, writer, ...sweep, ...matched, ...fixedRate, ...over].filter(Boolean),
       plots: [{
         name: 'throughput',
         title: 'Statements/s against PM2 workers',
