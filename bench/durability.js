@@ -98,7 +98,10 @@ async function main () {
     await load.stop()
     clearInterval(progress)
   }
-  if (!store.kill) lrs = await startLrs({ store }) // what a container restart does
+  if (!store.kill) {
+    await lrs.stop() // the killed one's PM2 home, which nothing removes otherwise
+    lrs = await startLrs({ store }) // what a container restart does
+  }
   process.stderr.write(`load stopped; checking ${load.acked.length} acknowledged ids\n`)
   const throughLrs = await checkThroughLrs(lrs.url, load)
   await lrs.stop()

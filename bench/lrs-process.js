@@ -79,7 +79,7 @@ async function startLrs ({ store, env = {} }) {
     // the SQLite engine's writer process (PM2 app lrs-writer), or null
     writerPid: () => (pm2Processes(pm2Home).find((p) => p.name === 'lrs-writer' && p.pid) || { pid: null }).pid,
     async stop () {
-      if (child.exitCode === null) {
+      if (child.exitCode === null && child.signalCode === null) { // not ended (a kill -9 leaves exitCode null)
         await new Promise((resolve) => {
           child.once('exit', resolve)
           child.kill('SIGINT')
