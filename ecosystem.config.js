@@ -68,12 +68,12 @@ const workers = {
   // holds, which was always (--trace-incremental-marking: every start at
   // ~28 MB of a ~105 MB limit): back-to-back mark-compacts, as many per
   // second whatever the load, so the fewer statements a worker takes the
-  // more each statement pays (8 workers on 2 cores: 27-29 in 15 s, 6-10 s of marking
-  // and pauses added up). A starting old-generation limit of 192 MB leaves
-  // the room: 3.5 times fewer mark-compacts, and at 4,000 statements/s
-  // offered on the 2-core VM the workers' CPU per statement fell in every
-  // one of nine alternations (8 workers by 4-27 %, 2 by 2-15 %), for 10-25
-  // MiB more memory per worker.
+  // more each statement pays (8 workers on 2 cores: 27-29 in 15 s, 6-10 s
+  // of marking and pauses added up). A starting old-generation limit of
+  // 192 MB leaves the room: 3.5 times fewer mark-compacts, and at 4,000
+  // statements/s offered on the 2-core VM the workers' CPU per statement
+  // fell in every one of nine alternations (8 workers by 4-27 %, 2 by 2-15
+  // %), for 10-25 MiB more memory per worker.
   node_args: ['--max-semi-space-size=64', '--min-semi-space-size=32', '--initial-old-space-size=192', '--single-threaded-gc'],
   max_memory_restart: '1G',
   pmx,
