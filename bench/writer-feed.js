@@ -33,7 +33,7 @@ const { toRecord } = require('../src/resources/statements/statement-record')
 const { termsOf } = require('../src/storage/sqlite/terms')
 const { packBody } = require('../src/storage/sqlite/body-codec')
 const { connectWriter } = require('../src/storage/sqlite/writer-client')
-const { writerSocketPath } = require('../src/storage/sqlite/writer-socket')
+const { writerSocketPaths } = require('../src/storage/sqlite/writer-socket')
 const { createStatementBatcher } = require('../src/batching/statement-batcher')
 const { loadConfig } = require('../src/config')
 
@@ -89,7 +89,7 @@ async function feed ({ workers, connections, seconds, batch, next, root, strings
   try {
     await writer.ready
     for (let w = 0; w < workers; w++) {
-      const client = connectWriter(writerSocketPath(dataDir), silent, { waitMs: 5000 })
+      const client = connectWriter(writerSocketPaths(dataDir), silent, { waitMs: 5000 })
       await client.ready
       const known = new Map() // --strings: never filled, every term goes as its string
       const batcher = createStatementBatcher({

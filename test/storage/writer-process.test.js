@@ -6,20 +6,24 @@
 
 const { test } = require('node:test')
 const assert = require('node:assert/strict')
+const fs = require('node:fs')
+const os = require('node:os')
 const path = require('node:path')
 const crypto = require('node:crypto')
 const { spawn } = require('node:child_process')
-const { startLrs, freshStore, ENGINE } = require('../helpers/lrs')
+const { startLrs, freshStore, ENGINE, ADMIN, basic } = require('../helpers/lrs')
+const { loadConfig } = require('../../src/config')
+const { startServer } = require('../../src/server')
 const { statement } = require('../helpers/statements')
 const { connectWriter } = require('../../src/storage/sqlite/writer-client')
-const { writerSocketPath } = require('../../src/storage/sqlite/writer-socket')
+const { writerSocketPaths } = require('../../src/storage/sqlite/writer-socket')
 
 const skip = ENGINE !== 'sqlite' && 'the writer process is the sqlite engine\'s'
 const WRITER = path.join(__dirname, '../../src/storage/sqlite/writer-process.js')
 
 // Resolves once the writer listens (it tells its parent, as it tells PM2).
-function startWriter (dataDir) {
-  const child = spawn(process.execPath, [WRITER], { env: { ...process.env, LRS_DATA_DIR: dataDir, LRS_LOG_LEVEL: 'silent' }, stdio: ['ignore', 'ignore', 'pipe', 'ipc'] })
+function startWriter (dataDir, env = {}) {
+  const child = spawn(process.execPath, [WRITER], { env: { ...process.env, LRS_DATA_DIR: dataDir, LRS_LOG_LEVEL: 'silent', ...env }, stdio: ['ignore', 'ignore', 'pipe', 'ipc'] })
   let stderr = ''
   child.stderr.on('data', (d) => { stderr += d })
   const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal, stderr })))
@@ -34,7 +38,7 @@ function startWriter (dataDir) {
 // closed after the test.
 async function writerClient (t, dataDir) {
   const silent = { info () {}, warn () {}, debug () {}, error () {}, fatal () {} }
-  const client = connectWriter(writerSocketPath(dataDir), silent, { waitMs: 5000 })
+  const client = connectWriter(writerSocketPaths(dataDir), silent, { waitMs: 5000 })
   t.after(() => client.close())
   await client.ready
   return client
@@ -235,6 +239,61 @@ test('with no writer, a write waits LRS_WRITER_WAIT_MS and then gets 503 with Re
   assert.ok(res.headers.get('retry-after'))
   assert.ok(Date.now() - started >= 250, 'it waited for a writer first')
   assert.equal((await a.http('/health/ready')).status, 503)
+})
+
+test('a data folder that cannot hold a socket (FUSE, bind mounts): the writer listens in the temporary folder, the workers find it there, and writes are stored', { skip }, async (t) => {
+  const store = freshStore()
+  // listen fails on that path (EADDRINUSE here; ENOSYS on FUSE), as it does where sockets cannot be made
+  fs.mkdirSync(path.join(store.LRS_DATA_DIR, 'writer.sock'))
+  const writer = startWriter(store.LRS_DATA_DIR)
+  t.after(() => writer.stop('SIGKILL'))
+  await writer.ready
+  const [beside, temporary] = writerSocketPaths(store.LRS_DATA_DIR)
+  assert.ok(fs.statSync(beside).isDirectory(), 'the path beside the data was left as it was')
+  assert.ok(fs.statSync(temporary).isSocket(), 'the writer listens in the temporary folder')
+  const a = await startLrs({ ...store, LRS_SQLITE_WRITER: 'process' })
+  const s = statement({ id: crypto.randomUUID() })
+  assert.equal((await a.client('/statements', { method: 'POST', body: s })).status, 200)
+  assert.equal((await a.client(`/statements?statementId=${s.id}`)).json.id, s.id)
+  assert.equal((await a.http('/health/ready')).status, 200)
+  await writer.stop('SIGTERM')
+  assert.ok(!fs.existsSync(temporary), 'a writer that stops removes its socket')
+})
+
+test('LRS_WRITER_SOCKET puts the socket where the operator says, for the writer and the workers alike', { skip }, async (t) => {
+  const store = freshStore()
+  const socket = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'lrs-sock-')), 'w.sock')
+  t.after(() => fs.rmSync(path.dirname(socket), { recursive: true, force: true }))
+  const writer = startWriter(store.LRS_DATA_DIR, { LRS_WRITER_SOCKET: socket })
+  t.after(() => writer.stop('SIGKILL'))
+  await writer.ready
+  assert.ok(fs.statSync(socket).isSocket())
+  assert.ok(!fs.existsSync(path.join(store.LRS_DATA_DIR, 'writer.sock')))
+  const a = await startLrs({ ...store, LRS_SQLITE_WRITER: 'process', LRS_WRITER_SOCKET: socket })
+  assert.equal((await a.client('/statements', { method: 'POST', body: statement() })).status, 200)
+})
+
+test('a writer that can listen nowhere exits at start, saying why and what to set', { skip }, async (t) => {
+  const store = freshStore()
+  const blocked = path.join(store.LRS_DATA_DIR, 'not-a-socket')
+  fs.mkdirSync(blocked)
+  const writer = startWriter(store.LRS_DATA_DIR, { LRS_WRITER_SOCKET: blocked })
+  writer.ready.catch(() => {})
+  const { code, stderr } = await writer.exited
+  assert.equal(code, 78, 'an exit code PM2 does not restart')
+  assert.match(stderr, /cannot listen on a Unix socket .*not-a-socket.*LRS_WRITER_SOCKET/)
+})
+
+test('a worker whose writer never came up is not ready, at once, and its writes get 503 after LRS_WRITER_WAIT_MS', { skip }, async (t) => {
+  const store = freshStore()
+  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', LRS_LOG_LEVEL: 'silent', LRS_ADMIN_USER: ADMIN.user, LRS_ADMIN_PASSWORD: ADMIN.password, LRS_SQLITE_WRITER: 'process', LRS_WRITER_WAIT_MS: '300', ...store })
+  const lrs = await startServer(config)
+  t.after(() => lrs.close({ graceMs: 0 }))
+  const ready = await fetch(lrs.url + '/health/ready', { signal: AbortSignal.timeout(2000) })
+  assert.equal(ready.status, 503)
+  const res = await fetch(lrs.url + '/xapi/statements', { method: 'POST', headers: { Authorization: basic(ADMIN.user, ADMIN.password), 'X-Experience-API-Version': '1.0.3', 'Content-Type': 'application/json' }, body: JSON.stringify(statement()), signal: AbortSignal.timeout(5000) })
+  assert.equal(res.status, 503)
+  assert.equal((await res.json()).code, 'LRS_ERR_DATABASE_UNAVAILABLE')
 })
 
 test('a second writer for a store that has one refuses to start, naming the socket', { skip }, async (t) => {

@@ -13,7 +13,7 @@ const { openDatabase, databaseFile, storeProblem } = require('./open')
 const { makeSchema } = require('./schema')
 const { startWriter } = require('./writer')
 const { connectWriter } = require('./writer-client')
-const { writerSocketPath } = require('./writer-socket')
+const { writerSocketPaths } = require('./writer-socket')
 const { translateError } = require('./errors')
 const { translateErrors } = require('../translate-errors')
 const { watchDiskFull } = require('./disk-full')
@@ -39,7 +39,7 @@ function openSqliteStorage (config, logger, { hooks = {} } = {}) {
   }
   db.pragma('query_only = ON')
   const writer = config.sqliteWriter === 'process'
-    ? connectWriter(writerSocketPath(config.dataDir), logger, { waitMs: config.writerWaitMs })
+    ? connectWriter(writerSocketPaths(config.dataDir, config.writerSocket), logger, { waitMs: config.writerWaitMs })
     : startWriter(config.dataDir, logger, {
       walLimitBytes: hooks.walLimitBytes,
       mergeStatements: hooks.mergeStatements,
@@ -65,7 +65,10 @@ function openSqliteStorage (config, logger, { hooks = {} } = {}) {
     kind: 'sqlite',
     engine: 'sqlite',
     ready,
+    // Not ready while writes cannot succeed: no writer connected (a writer
+    // process that never came up included) or one that failed.
     async ping () {
+      if (writer.failed) throw writer.failed
       await ready
       if (writer.failed) throw writer.failed
       if (diskFull.isFull()) throw errors.StoreFull()

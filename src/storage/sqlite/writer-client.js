@@ -22,7 +22,11 @@ const RECONNECT_MS = 100
 // load shedding (the oldest has waited the whole gap).
 const RECOVERY_MS = 500
 
-function connectWriter (socketPath, logger, { waitMs }) {
+// `socketPaths`: where the writer may listen (writer-socket.js); each is
+// tried in turn until one answers.
+function connectWriter (socketPaths, logger, { waitMs }) {
+  const paths = [].concat(socketPaths)
+  let attempt = 0
   const calls = new Map() // id -> { message, resolve, reject, sent, timer }
   const unsent = [] // calls waiting for a writer
   let next = 0
@@ -78,10 +82,12 @@ function connectWriter (socketPath, logger, { waitMs }) {
   }
 
   function connect () {
+    const socketPath = paths[attempt++ % paths.length]
     const s = net.createConnection(socketPath)
     let up = false
     s.on('connect', () => {
       up = true
+      attempt-- // the same path first next time
       socket = s
       logger.info({ socket: socketPath }, 'connected to the SQLite writer')
       signalReady()

@@ -25,7 +25,7 @@ const { createLogger } = require('../../logger')
 const { openDatabase, databaseFile, storeProblem } = require('./open')
 const { makeSchema } = require('./schema')
 const { createWriterLoop } = require('./writer-loop')
-const { writerSocketPath, sendFrame, readFrames } = require('./writer-socket')
+const { writerSocketPaths, sendFrame, readFrames } = require('./writer-socket')
 
 // Writes that arrive once the writer is closing are sent back for this
 // long; then the connections close.
@@ -56,16 +56,40 @@ function claimSocket (socketPath) {
       reject(new StartupError(`another writer serves this store (${socketPath})`))
     })
     probe.once('error', (err) => {
-      if (err.code !== 'ENOENT') fs.rmSync(socketPath, { force: true })
+      try {
+        if (err.code !== 'ENOENT') fs.rmSync(socketPath, { force: true })
+      } catch {} // not a file it can remove: listen will say
       resolve()
     })
   })
 }
 
+// Listens on the first of the store's socket paths that takes it
+// (writer-socket.js), after making sure no live writer answers on any.
+async function listenOnSocket (server, paths, logger) {
+  for (const socketPath of paths) await claimSocket(socketPath)
+  const failures = []
+  for (const socketPath of paths) {
+    try {
+      await new Promise((resolve, reject) => {
+        server.once('error', reject)
+        server.listen(socketPath, () => {
+          server.off('error', reject)
+          resolve()
+        })
+      })
+      if (failures.length) logger.warn({ socket: socketPath, failed: failures }, 'SQLite writer: the data folder cannot hold its socket; listening in the temporary folder')
+      return socketPath
+    } catch (err) {
+      failures.push(`${socketPath}: ${err.code || err.message}`)
+    }
+  }
+  throw new StartupError(`the SQLite writer cannot listen on a Unix socket (${failures.join('; ')}); set LRS_WRITER_SOCKET to a path on a local file system`)
+}
+
 async function startWriterProcess (config, logger) {
   prepareStore(config.dataDir, logger)
-  const socketPath = writerSocketPath(config.dataDir)
-  await claimSocket(socketPath)
+  const paths = writerSocketPaths(config.dataDir, config.writerSocket)
   const loop = createWriterLoop({ dataDir: config.dataDir, shared: false, oneWriter: true }, {
     warn: (message, error) => logger.warn({ err: error }, message)
   })
@@ -82,10 +106,13 @@ async function startWriterProcess (config, logger) {
       else loop.push(message, reply)
     })
   })
-  await new Promise((resolve, reject) => {
-    server.once('error', reject)
-    server.listen(socketPath, resolve)
-  })
+  let socketPath
+  try {
+    socketPath = await listenOnSocket(server, paths, logger)
+  } catch (err) {
+    loop.close()
+    throw err
+  }
   logger.info({ file: databaseFile(config.dataDir), socket: socketPath }, 'SQLite writer ready')
 
   // `lingerMs`: how long the writer goes on serving the workers still

@@ -10,16 +10,22 @@ const os = require('node:os')
 const path = require('node:path')
 const v8 = require('node:v8')
 
-// A socket path must fit in sockaddr_un (108 bytes on Linux, 104 on
-// macOS); a data folder deeper than that gets a socket in the temporary
-// folder, named after the folder.
+// Where the writer listens, in the order to try: LRS_WRITER_SOCKET when
+// set (that one only), else beside the database file and then in the
+// temporary folder, named after the data folder. The second is for data
+// folders that cannot hold a socket: FUSE, some network and container bind
+// mounts (listen fails there, with ENOSYS for one), and paths too long for
+// sockaddr_un (108 bytes on Linux, 104 on macOS), for which it is the
+// only one. The writer takes the first it can listen on and workers try
+// each in turn, so neither needs to be told which.
 const MAX_SOCKET_PATH = 100
 
-function writerSocketPath (dataDir) {
-  const beside = path.join(dataDir, 'writer.sock')
-  if (Buffer.byteLength(beside) <= MAX_SOCKET_PATH) return beside
+function writerSocketPaths (dataDir, configured = '') {
+  if (configured) return [path.resolve(configured)]
   const hash = crypto.createHash('sha256').update(path.resolve(dataDir)).digest('hex').slice(0, 16)
-  return path.join(os.tmpdir(), `lrs-writer-${hash}.sock`)
+  const temporary = path.join(os.tmpdir(), `lrs-writer-${hash}.sock`)
+  const beside = path.join(dataDir, 'writer.sock')
+  return Buffer.byteLength(beside) <= MAX_SOCKET_PATH ? [beside, temporary] : [temporary]
 }
 
 function sendFrame (socket, value) {
@@ -59,4 +65,4 @@ function readFrames (socket, onFrame) {
   })
 }
 
-module.exports = { writerSocketPath, sendFrame, readFrames }
+module.exports = { writerSocketPaths, sendFrame, readFrames }
