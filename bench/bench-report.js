@@ -53,6 +53,7 @@ function renderReport (results) {
     `- Machine: ${m.cpus} × ${m.cpuModel}, ${m.memoryGiB} GiB, ${m.os}; the LRS, its store and the load generator share it${results.target.url ? ' (except a remote target)' : ''}.`,
     loadLine(results.machineLoad),
     `- Versions: LRS ${m.lrs}${m.commit ? ` (commit ${m.commit})` : ''}, Node.js ${m.node}.`,
+    `- Statements: ${results.statements ? results.statements.text : 'small: 5,000 learners, one registration per learner and course, 12,000 activities (before statement profiles)'} (bench/statement-generator.js; \`--profile\` chooses).`,
     `- Target: ${results.target.url ? results.target.url : `the LRS started the README way (PM2 cluster, one worker per core) on a fresh ${results.target.engine} store, 127.0.0.1`}.`,
     `- Reproduce: \`${results.command}\``,
     ''

@@ -15,7 +15,7 @@
 const os = require('node:os')
 const path = require('node:path')
 const autocannon = require('autocannon')
-const { scormStatement } = require('./statement-generator')
+const { scormStatement, statementBodies } = require('./statement-generator')
 const { toRecord } = require('../src/resources/statements/statement-record')
 const { loadConfig } = require('../src/config')
 const { createLogger } = require('../src/logger')
@@ -28,18 +28,11 @@ const DURATION = Number(process.env.BENCH_DURATION || 10)
 const ENGINES = (process.env.BENCH_ENGINES || 'sqlite,ferretdb').split(',')
 const BATCHES = (process.env.BENCH_BATCHES || '1,5,20,100').split(',').map(Number)
 const CONNECTIONS = (process.env.BENCH_CONNECTIONS || '10,100').split(',').map(Number)
-const POOL = 500
 const AUTHORITY = { objectType: 'Agent', name: 'bench', account: { homePage: 'http://localhost/lrs', name: 'bench' } }
 
-function bodies (batch) {
-  const out = []
-  for (let i = 0; i < POOL; i++) out.push(JSON.stringify(Array.from({ length: batch }, (_, j) => scormStatement(i * batch + j))))
-  return out
-}
 
 async function runLrs (lrs, { batch, connections, duration = DURATION, auth = 'bench:bench-secret' }) {
-  const pool = bodies(batch)
-  let next = 0
+  const nextBody = statementBodies(batch)
   const workers = lrs.workerPids()
   const cpuBefore = workers.reduce((sum, pid) => sum + cpuSeconds(pid), 0)
   const result = await autocannon({
@@ -52,7 +45,7 @@ async function runLrs (lrs, { batch, connections, duration = DURATION, auth = 'b
       'X-Experience-API-Version': '1.0.3',
       Authorization: 'Basic ' + Buffer.from(auth).toString('base64')
     },
-    requests: [{ setupRequest: (req) => ({ ...req, body: pool[next++ % POOL] }) }]
+    requests: [{ setupRequest: (req) => ({ ...req, body: nextBody() }) }]
   })
   const cpu = workers.reduce((sum, pid) => sum + cpuSeconds(pid), 0) - cpuBefore
   const statements = result['2xx'] * batch
@@ -69,16 +62,15 @@ async function runLrs (lrs, { batch, connections, duration = DURATION, auth = 'b
 
 // The engine's own write path, fed the same records the LRS would build.
 async function runRaw (storage, { batch, connections, duration = DURATION }) {
-  const pool = bodies(batch).map((b) => JSON.parse(b))
+  const nextBody = statementBodies(batch)
   const deadline = Date.now() + duration * 1000
   let stored = 0
-  let next = 0
   let buildCpu = 0
   const loop = async () => {
     while (Date.now() < deadline) {
       const before = process.cpuUsage()
       // no id, as the bench's statements reach the LRS: toRecord makes one
-      const records = pool[next++ % POOL].map((s) => toRecord(s, { authority: AUTHORITY, xapiVersion: '1.0.3' }))
+      const records = JSON.parse(nextBody()).map((s) => toRecord(s, { authority: AUTHORITY, xapiVersion: '1.0.3' }))
       const built = process.cpuUsage(before)
       buildCpu += built.user + built.system
       await storage.statements.storeBatch([records], { stored: new Date(), sameStatement: () => true })

@@ -8,7 +8,7 @@
 // (a saturated generator would flatten the curve).
 
 const autocannon = require('autocannon')
-const { scormStatement } = require('./statement-generator')
+const { statementBodies } = require('./statement-generator')
 const { startLrs, rssMiB } = require('./lrs-process')
 const { startStore } = require('./store')
 const { percentile } = require('./report')
@@ -18,7 +18,6 @@ const BATCH = 20
 // `rate`: statements/s offered (open loop, in requests of BATCH), instead
 // of each connection sending again as soon as it is answered.
 async function step (lrs, { connections, seconds, auth, pool, rate = null }) {
-  let next = 0
   const statuses = {}
   const acceptedMs = []
   let peakRss = 0
@@ -32,7 +31,7 @@ async function step (lrs, { connections, seconds, auth, pool, rate = null }) {
     connections,
     duration: seconds,
     headers: { 'Content-Type': 'application/json', 'X-Experience-API-Version': '1.0.3', Authorization: 'Basic ' + Buffer.from(auth).toString('base64') },
-    requests: [{ setupRequest: (req) => ({ ...req, body: pool[next++ % pool.length] }) }],
+    requests: [{ setupRequest: (req) => ({ ...req, body: pool() }) }],
     ...(rate && { overallRate: Math.max(1, Math.round(rate / BATCH)) })
   }).on('response', (client, status, bytes, ms) => {
     statuses[status] = (statuses[status] || 0) + 1
@@ -56,9 +55,10 @@ async function step (lrs, { connections, seconds, auth, pool, rate = null }) {
   }
 }
 
-// A pool of request bodies of BATCH statements each (no ids: the LRS assigns them).
-function batchPool (size = 200) {
-  return Array.from({ length: size }, (_, i) => JSON.stringify(Array.from({ length: BATCH }, (_, j) => scormStatement(i * BATCH + j))))
+// Request bodies of BATCH statements each (no ids: the LRS assigns them),
+// the profile's statements one after another: `pool()` gives the next.
+function batchPool () {
+  return statementBodies(BATCH)
 }
 
 // target: { engine } (started here) or { url, auth }. Returns the steps.

@@ -7,7 +7,7 @@
 //   node bench/overload.js            (about 30 s; BENCH_CONNECTIONS=400 BENCH_DURATION=15)
 
 const autocannon = require('autocannon')
-const { scormStatement } = require('./statement-generator')
+const { statementBodies } = require('./statement-generator')
 const { startLrs, rssMiB } = require('./lrs-process')
 const { startStore } = require('./store')
 const { percentile, saveResult } = require('./report')
@@ -24,8 +24,7 @@ const WARM_UP_MS = 2000
 async function main () {
   const store = await startStore()
   const lrs = await startLrs({ store })
-  const pool = Array.from({ length: 200 }, (_, i) => JSON.stringify(Array.from({ length: BATCH }, (_, j) => scormStatement(i * BATCH + j))))
-  let next = 0
+  const nextBody = statementBodies(BATCH)
   let peakRss = 0
   const sampler = setInterval(() => {
     const total = rssMiB(lrs.workerPids())
@@ -43,7 +42,7 @@ async function main () {
     duration: DURATION,
     ...(RATE && { overallRate: RATE }),
     headers: { 'Content-Type': 'application/json', 'X-Experience-API-Version': '1.0.3', Authorization: 'Basic ' + Buffer.from('bench:bench-secret').toString('base64') },
-    requests: [{ setupRequest: (req) => ({ ...req, body: pool[next++ % pool.length] }) }]
+    requests: [{ setupRequest: (req) => ({ ...req, body: nextBody() }) }]
   }).on('response', (client, statusCode, bytes, ms) => {
     statusCounts[statusCode] = (statusCounts[statusCode] || 0) + 1
     if (statusCode === 200) acceptedMs.push({ at: Date.now() - started, ms })

@@ -17,6 +17,10 @@
 // against that earlier run (printed, and in report.md);
 // `npm run bench -- --compare A.json B.json` compares two results files
 // and runs nothing.
+//
+// `--profile small|campus|worst` chooses the statements' cardinality
+// (learners, registrations, activities: bench/statement-generator.js;
+// campus unless said, or BENCH_PROFILE); every report names it.
 
 const fs = require('node:fs')
 const os = require('node:os')
@@ -29,6 +33,7 @@ const { writeReport } = require('./bench-report')
 const { combineRuns } = require('./repetitions')
 const { sampleMachineLoad, scenarioLoad, busyReasons, BUSY_WARNING } = require('./machine-load')
 const { readResults, compareResults, comparisonMarkdown } = require('./compare')
+const { describeProfile, profileNamed } = require('./statement-generator')
 
 // BENCH_COMMIT names it where the checkout travelled without .git (the
 // device machine: ../shared/device/pack.sh).
@@ -64,7 +69,7 @@ async function main (argv) {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { full: { type: 'boolean' }, url: { type: 'string' }, user: { type: 'string' }, password: { type: 'string' }, engine: { type: 'string' }, repeat: { type: 'string' }, compare: { type: 'string' } }
+    options: { full: { type: 'boolean' }, url: { type: 'string' }, user: { type: 'string' }, password: { type: 'string' }, engine: { type: 'string' }, repeat: { type: 'string' }, compare: { type: 'string' }, profile: { type: 'string' } }
   })
   // --compare A.json B.json: two files, nothing run.
   if (values.compare && positionals.some((p) => p.endsWith('.json'))) {
@@ -78,6 +83,12 @@ async function main (argv) {
   const unknown = positionals.filter((p) => !scenarios[p])
   if (unknown.length) throw new Error(`unknown scenario ${unknown.join(', ')}; known: ${Object.keys(scenarios).join(', ')}`)
   const profile = values.full ? 'full' : 'quick'
+  // the statements' profile, for every scenario and the processes they start
+  if (values.profile) {
+    profileNamed(values.profile) // an unknown one fails here, before anything runs
+    process.env.BENCH_PROFILE = values.profile
+  }
+  const statements = describeProfile()
   const repeat = values.repeat === undefined ? (profile === 'full' ? 3 : 1) : Number(values.repeat)
   if (!Number.isInteger(repeat) || repeat < 1 || repeat > 10) throw new Error('--repeat takes a whole number from 1 to 10')
   const target = values.url
@@ -91,10 +102,11 @@ async function main (argv) {
   fs.mkdirSync(path.join(dir, 'plots'), { recursive: true })
   const progress = (text) => process.stdout.write(`[${((Date.now() - started) / 1000).toFixed(0).padStart(4)} s] ${text}\n`)
   progress(`bench ${profile} profile, ${target.url ? `against ${target.url}` : `${target.engine} engine on 127.0.0.1`}: ${names.join(', ')}`)
+  progress(`statements: ${statements.text}`)
 
   const sections = []
   const machineLoad = { start: await sampleMachineLoad(), end: null }
-  const results = { date: started.toISOString(), profile, target: { ...target, auth: undefined }, machine: machine(), machineLoad, command: argv.length ? `npm run bench -- ${argv.join(' ')}` : 'npm run bench', sections }
+  const results = { date: started.toISOString(), profile, statements, target: { ...target, auth: undefined }, machine: machine(), machineLoad, command: argv.length ? `npm run bench -- ${argv.join(' ')}` : 'npm run bench', sections }
   const { start } = machineLoad
   progress(`machine load at the start: 1-minute load ${start.load1} on ${start.cores} cores, CPU steal ${start.stealPercent ?? '-'} %, CPU busy ${start.busyPercent ?? '-'} %`)
   const warnIfBusy = () => {

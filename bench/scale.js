@@ -19,7 +19,7 @@ const os = require('node:os')
 const path = require('node:path')
 const { spawn, execFileSync } = require('node:child_process')
 const autocannon = require('autocannon')
-const { scormStatement } = require('./statement-generator')
+const { statementBodies } = require('./statement-generator')
 const { startLrs } = require('./lrs-process')
 const { startStore } = require('./store')
 const { writeExportFile } = require('./export-file')
@@ -50,7 +50,7 @@ function folderBytes (dir) {
 
 // `count` statements through POST /statements from generator index `from`.
 async function throughLrs (url, from, count) {
-  let next = from
+  const nextBody = statementBodies(BATCH, { from })
   const ms = []
   let non2xx = 0
   const started = process.hrtime.bigint()
@@ -61,7 +61,7 @@ async function throughLrs (url, from, count) {
     amount: Math.ceil(count / BATCH),
     timeout: 60,
     headers: { 'Content-Type': 'application/json', 'X-Experience-API-Version': '1.0.3', Authorization: AUTH },
-    requests: [{ setupRequest: (req) => ({ ...req, body: JSON.stringify(Array.from({ length: BATCH }, () => scormStatement(next++))) }) }]
+    requests: [{ setupRequest: (req) => ({ ...req, body: nextBody() }) }]
   }).on('response', (client, status, bytes, latency) => {
     if (status === 200) ms.push(latency)
     else non2xx++

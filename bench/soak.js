@@ -12,7 +12,7 @@
 
 const autocannon = require('autocannon')
 const { MongoClient } = require('mongodb')
-const { scormStatement } = require('./statement-generator')
+const { statementBodies } = require('./statement-generator')
 const { startLrs } = require('./lrs-process')
 const { startStore } = require('./store')
 const { percentile } = require('./report')
@@ -37,7 +37,7 @@ async function storeReads (client) {
 
 // target: { engine } or { url, auth }. Returns the windows.
 async function soak ({ target, seconds = 60, windowSeconds = 5, onWindow = () => {} }) {
-  const pool = Array.from({ length: 200 }, (_, i) => JSON.stringify(Array.from({ length: BATCH }, (_, j) => scormStatement(i * BATCH + j))))
+  const nextBody = statementBodies(BATCH)
   const store = target.url ? null : await startStore(target.engine)
   const lrs = target.url ? { url: target.url, stop: async () => {} } : await startLrs({ store })
   const mongo = store && store.uri ? new MongoClient(store.uri) : null
@@ -64,7 +64,6 @@ async function soak ({ target, seconds = 60, windowSeconds = 5, onWindow = () =>
   }
   let rolling = Promise.resolve()
   const timer = setInterval(() => { rolling = rolling.then(roll) }, windowSeconds * 1000)
-  let next = 0
   try {
     await autocannon({
       url: lrs.url + '/xapi/statements',
@@ -72,7 +71,7 @@ async function soak ({ target, seconds = 60, windowSeconds = 5, onWindow = () =>
       connections: CONNECTIONS,
       duration: seconds,
       headers: { 'Content-Type': 'application/json', 'X-Experience-API-Version': '1.0.3', Authorization: 'Basic ' + Buffer.from(auth).toString('base64') },
-      requests: [{ setupRequest: (req) => ({ ...req, body: pool[next++ % pool.length] }) }]
+      requests: [{ setupRequest: (req) => ({ ...req, body: nextBody() }) }]
     }).on('response', (client, status, bytes, ms) => {
       if (status === 200) { current.accepted++; current.ms.push(ms) }
     })

@@ -15,6 +15,9 @@
 //   node bench/writer-profile.js --idle 30   (one batch, then the writer left idle that many seconds,
 //                                   not counted: on a large kept store it reads the stored ids
 //                                   meanwhile, id-filter.js, which it starts at its first write)
+//   node bench/writer-profile.js --profile worst   (the statements' cardinality, statement-generator.js;
+//                                   campus by default, or BENCH_PROFILE)
+//   node bench/writer-profile.js --every 100000   (statements/s and writer CPU per slice, as it goes)
 //   node bench/writer-profile.js --store <LRS_DATA_DIR>   (adds N statements to a kept store:
 //                                   the writer's cost at its size; bytes on disk not reported)
 //
@@ -35,23 +38,30 @@ const { values: args } = parseArgs({
     root: { type: 'string', default: path.join(__dirname, '..') },
     store: { type: 'string' },
     'client-ids': { type: 'boolean', default: false },
-    idle: { type: 'string', default: '0' }
+    idle: { type: 'string', default: '0' },
+    profile: { type: 'string', default: process.env.BENCH_PROFILE || 'campus' },
+    every: { type: 'string', default: '0' }
   }
 })
 const N = Number(args.n)
 const BATCH = Number(args.batch)
 const IN_FLIGHT = Number(args['in-flight'])
 const root = path.resolve(args.root)
-const { scormStatement } = require(path.join(root, 'bench/statement-generator'))
+// this checkout's generator, whatever the engine measured
+const { scormStatement, describeProfile } = require('./statement-generator')
+const EVERY = Number(args.every)
 const { toRecord } = require(path.join(root, 'src/resources/statements/statement-record'))
 const { loadConfig } = require(path.join(root, 'src/config'))
 const { createLogger } = require(path.join(root, 'src/logger'))
 const { openStorage } = require(path.join(root, 'src/storage'))
 
 const AUTHORITY = { objectType: 'Agent', name: 'bench', account: { homePage: 'http://localhost/lrs', name: 'bench' } }
-// Records are built once (toRecord is the worker's work, not the
-// writer's) and sent again under new ids: the generator's terms repeat
-// with a period below this, so the writer sees every term it would.
+// With the small profile, records are built once (toRecord is the
+// worker's work, not the writer's) and sent again under new ids: its terms
+// repeat with a period below this, so the writer sees every term it would.
+// The other profiles' terms do not repeat so soon: each record is built as
+// it is sent (on this process's main thread; the writer's CPU is its own
+// thread's).
 const POOL = 10000
 const TICKS = 100 // USER_HZ: /proc counts CPU time in hundredths of a second on Linux
 
@@ -68,6 +78,13 @@ function threadCpuSeconds (tid) {
 
 function pool () {
   const placeholder = '00000000-0000-4000-8000-000000000000'
+  if (args.profile !== 'small') {
+    let next = 0
+    return function record () {
+      const id = crypto.randomUUID()
+      return { ...toRecord({ ...scormStatement(next++, args.profile), id }, { authority: AUTHORITY, xapiVersion: '1.0.3' }), newId: !args['client-ids'] }
+    }
+  }
   const records = []
   for (let i = 0; i < POOL; i++) records.push(toRecord({ ...scormStatement(i), id: placeholder }, { authority: AUTHORITY, xapiVersion: '1.0.3' }))
   let next = 0
@@ -118,12 +135,23 @@ async function main () {
   const writtenBefore = writtenBytes()
   const t0 = process.hrtime.bigint()
   let sent = 0
+  let done = 0
+  let slice = { at: t0, done: 0, cpu: 0 }
+  const writerCpuNow = () => Math.max(...started.map((tid) => threadCpuSeconds(tid) - cpuBefore.get(tid)))
   const loop = async () => {
     while (sent < N) {
       const records = []
       for (let end = Math.min(N, sent + BATCH); sent < end; sent++) records.push(record())
       const { failed } = await storage.statements.storeBatch([records], { stored: new Date(), sameStatement: () => true })
       if (failed.size) throw new Error('a statement failed')
+      done += records.length
+      if (EVERY && done - slice.done >= EVERY) {
+        const now = process.hrtime.bigint()
+        const cpu = writerCpuNow()
+        const n = done - slice.done
+        process.stderr.write(`${done}: ${Math.round(n / (Number(now - slice.at) / 1e9))} st/s, writer ${((cpu - slice.cpu) / n * 1e6).toFixed(1)} us/statement\n`)
+        slice = { at: now, done, cpu }
+      }
     }
   }
   await Promise.all(Array.from({ length: IN_FLIGHT }, loop))
@@ -137,6 +165,7 @@ async function main () {
   const bytes = args.store ? null : storeBytes(dir)
   const out = {
     root: path.relative(process.cwd(), root) || '.',
+    profile: describeProfile(args.profile).text,
     statements: N,
     batch: BATCH,
     inFlight: IN_FLIGHT,
