@@ -6,7 +6,27 @@
 const fs = require('node:fs')
 const Database = require('better-sqlite3')
 const { databaseFile, indexFile, openDatabase } = require('../../src/storage/sqlite/open')
-const { UPPER_LEVELS } = require('../../src/storage/sqlite/schema')
+const { UPPER_LEVELS, RECENT_BUFFERS } = require('../../src/storage/sqlite/schema')
+
+// As schema 9 and older kept the term dictionary: `terms` with a UNIQUE
+// index on its strings, no dictionary levels.
+function termsAsBefore10 (db, { indexFile: inIndexFile }) {
+  for (const buffer of RECENT_BUFFERS) db.exec(`DROP TABLE main.${buffer.dict}`)
+  if (inIndexFile) for (const level of UPPER_LEVELS) db.exec(`DROP TABLE idx.${level.dict}`)
+  db.exec(`ALTER TABLE terms RENAME TO terms_v10;
+    CREATE TABLE terms (id INTEGER PRIMARY KEY, term TEXT NOT NULL UNIQUE);
+    INSERT INTO terms SELECT * FROM terms_v10; DROP TABLE terms_v10;`)
+}
+
+// The store of a stopped LRS as schema 9 left it (the term dictionary as
+// before version 10). Returns the database, open, for more of an older schema.
+function asSchema9 (dataDir) {
+  const db = openDatabase(dataDir)
+  termsAsBefore10(db, { indexFile: true })
+  db.exec('ALTER TABLE idx.index_copy DROP COLUMN copied_key')
+  db.pragma('user_version = 9')
+  return db
+}
 
 // The store of a stopped LRS back in one file, as schema 8 kept it: the
 // index levels of the index file in the database file, how far a copy of
@@ -20,6 +40,7 @@ function asOneFile (dataDir) {
       db.exec(`${sql.replace(table, 'main.' + table)}; INSERT INTO main.${table} SELECT * FROM idx.${table};`)
     }
   }
+  termsAsBefore10(db, { indexFile: false })
   const copy = db.prepare('SELECT copied_term, copied_seq, copied_id FROM idx.index_copy').get()
   db.exec(`CREATE TABLE main.index_levels (level INTEGER PRIMARY KEY, statements INTEGER NOT NULL);
     INSERT INTO main.index_levels SELECT * FROM idx.index_levels;
@@ -35,4 +56,4 @@ function asOneFile (dataDir) {
   return one
 }
 
-module.exports = { asOneFile }
+module.exports = { asOneFile, asSchema9 }

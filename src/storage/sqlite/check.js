@@ -34,7 +34,8 @@ const path = require('node:path')
 const Database = require('better-sqlite3')
 const { databaseFile, indexFile } = require('./open')
 const { blobToId } = require('./ids')
-const { LEVELS, RECENT_BUFFERS, UPPER_LEVELS, TERM_TABLES, ID_TABLES } = require('./schema')
+const { termKey } = require('./terms')
+const { LEVELS, RECENT_BUFFERS, UPPER_LEVELS, TERM_TABLES, ID_TABLES, DICT_TABLES } = require('./schema')
 const { unpackBody } = require('./body-codec')
 
 const EXAMPLES = 3
@@ -91,7 +92,7 @@ function checkBodies (db) {
 
 function checkTables (db) {
   const have = new Set(db.prepare("SELECT name FROM main.sqlite_master WHERE type = 'table' UNION ALL SELECT name FROM idx.sqlite_master WHERE type = 'table'").pluck().all())
-  const missing = ['statements', 'terms', 'index_recent', ...TERM_TABLES, ...ID_TABLES].filter((t) => !have.has(t))
+  const missing = ['statements', 'terms', 'index_recent', ...TERM_TABLES, ...ID_TABLES, ...DICT_TABLES].filter((t) => !have.has(t))
   return missing.length ? [`tables are missing: ${missing.join(', ')} (not a store of this LRS, or a damaged one)`] : []
 }
 
@@ -113,6 +114,19 @@ function checkIndexes (db) {
     what: ['term id of statements is missing from the terms dictionary', 'term ids of statements are missing from the terms dictionary'],
     describe: (r) => `term id ${r.term}`
   })
+  // schema.js, TERM_DICTIONARY: each term found by its key, as its id
+  collect(db, problems, `SELECT t.id FROM terms t WHERE ${DICT_TABLES.map((d) => `NOT EXISTS (SELECT 1 FROM ${d} WHERE key = term_key(t.term) AND id = t.id)`).join(' AND ')}`, [], {
+    what: ['term is missing from the dictionary levels', 'terms are missing from the dictionary levels'],
+    consequence: 'queries by them find nothing, and new statements give them another id',
+    describe: (r) => `term ${termName(db, r.id)}`
+  })
+  for (const table of DICT_TABLES) {
+    collect(db, problems, `SELECT d.key, d.id FROM ${table} d WHERE NOT EXISTS (SELECT 1 FROM terms t WHERE t.id = d.id AND term_key(t.term) = d.key)`, [], {
+      what: [`row of ${table} names no term with that key`, `rows of ${table} name no term with that key`],
+      consequence: 'queries by those terms find statements of another',
+      describe: (r) => `term id ${r.id}`
+    })
+  }
   for (const table of TERM_TABLES) {
     collect(db, problems, `SELECT t.term, t.seq FROM ${table} t WHERE NOT EXISTS (SELECT 1 FROM statements s, json_each(s.term_ids) j WHERE s.seq = t.seq AND j.value = t.term)`, [], {
       what: [`row of ${table} belongs to no statement that has that term`, `rows of ${table} belong to no statement that has that term`],
@@ -149,6 +163,10 @@ function checkIndexes (db) {
         what: [`id is in both ${x.ids} and ${y.ids}`, `ids are in both ${x.ids} and ${y.ids}`],
         describe: (r) => `id ${blobToId(r.id)}`
       })
+      collect(db, problems, `SELECT d.id FROM ${x.dict} d WHERE EXISTS (SELECT 1 FROM ${y.dict} e WHERE e.key = d.key)`, [], {
+        what: [`term is in both ${x.dict} and ${y.dict}`, `terms are in both ${x.dict} and ${y.dict}`],
+        describe: (r) => `term ${termName(db, r.id)}`
+      })
     }
   }
 
@@ -177,6 +195,7 @@ function checkSqliteStore (config, { quick = false } = {}) {
     db = new Database(file, { readonly: true, fileMustExist: true })
     db.prepare('ATTACH DATABASE ? AS idx').run(index) // read-only, as the connection
     db.pragma('busy_timeout = 5000')
+    db.function('term_key', { deterministic: true }, termKey) // as open.js registers it
   } catch (err) {
     if (db) db.close()
     return { ok: false, problems: [`${file} or ${index} cannot be opened: ${err.message}`], summary: '' }

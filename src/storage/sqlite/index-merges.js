@@ -30,7 +30,7 @@ function indexMerges (db) {
   const LAST_TERM = [Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER]
   const FIRST_ID = Buffer.alloc(0)
   const LAST_ID = Buffer.alloc(17, 0xff)
-  const DONE = { terms: LAST_TERM, ids: LAST_ID }
+  const DONE = { terms: LAST_TERM, ids: LAST_ID, dict: LAST_ID }
   // The bench's statements have 8 to 10 (term, seq) rows; a round whose
   // statements have more or fewer takes more or fewer slices for them.
   const TERM_ROWS_PER_STATEMENT = 9
@@ -47,7 +47,8 @@ function indexMerges (db) {
   function sliceEnds (from) {
     return {
       termAfter: db.prepare(`SELECT term, seq FROM ${from.terms} WHERE (term, seq) > (?, ?) ORDER BY term, seq LIMIT 1 OFFSET ?`).raw(),
-      idAfter: db.prepare(`SELECT id FROM ${from.ids} WHERE id > ? ORDER BY id LIMIT 1 OFFSET ?`).pluck()
+      idAfter: db.prepare(`SELECT id FROM ${from.ids} WHERE id > ? ORDER BY id LIMIT 1 OFFSET ?`).pluck(),
+      keyAfter: db.prepare(`SELECT key FROM ${from.dict} WHERE key > ? ORDER BY key LIMIT 1 OFFSET ?`).pluck()
     }
   }
   // What moves the rows of level `from` into level `to`.
@@ -59,7 +60,11 @@ function indexMerges (db) {
         WHERE (term, seq) > (?, ?) AND (term, seq) <= (?, ?) AND seq <= ? ORDER BY term, seq`),
       dropTerms: db.prepare(`DELETE FROM ${from.terms} WHERE (term, seq) > (?, ?) AND (term, seq) <= (?, ?) AND seq <= ?`),
       moveIds: db.prepare(`INSERT INTO ${to.ids} (id, seq) SELECT id, seq FROM ${from.ids} WHERE id > ? AND id <= ? AND seq <= ? ORDER BY id`),
-      dropIds: db.prepare(`DELETE FROM ${from.ids} WHERE id > ? AND id <= ? AND seq <= ?`)
+      dropIds: db.prepare(`DELETE FROM ${from.ids} WHERE id > ? AND id <= ? AND seq <= ?`),
+      // dictionary keys (schema.js, TERM_DICTIONARY) have no seq: a round
+      // moves those there when the slice runs, new ones included
+      moveKeys: db.prepare(`INSERT INTO ${to.dict} (key, id) SELECT key, id FROM ${from.dict} WHERE key > ? AND key <= ? ORDER BY key`),
+      dropKeys: db.prepare(`DELETE FROM ${from.dict} WHERE key > ? AND key <= ?`)
     }
   }
   // What copies recent buffer `from` into the middle level `to`, and
@@ -69,13 +74,15 @@ function indexMerges (db) {
     return {
       count: db.prepare(`SELECT count(*) FROM ${from.ids}`).pluck(),
       ...sliceEnds(from),
-      hasRows: db.prepare(`SELECT EXISTS (SELECT 1 FROM ${from.ids}) OR EXISTS (SELECT 1 FROM ${from.terms})`).pluck(),
+      hasRows: db.prepare(`SELECT EXISTS (SELECT 1 FROM ${from.ids}) OR EXISTS (SELECT 1 FROM ${from.terms}) OR EXISTS (SELECT 1 FROM ${from.dict})`).pluck(),
       copyTerms: db.prepare(`INSERT OR IGNORE INTO ${to.terms} (term, seq, verb) SELECT term, seq, verb FROM ${from.terms}
         WHERE (term, seq) > (?, ?) AND (term, seq) <= (?, ?) ORDER BY term, seq`),
       copyIds: db.prepare(`INSERT OR IGNORE INTO ${to.ids} (id, seq) SELECT id, seq FROM ${from.ids} WHERE id > ? AND id <= ? ORDER BY id`),
+      copyKeys: db.prepare(`INSERT OR IGNORE INTO ${to.dict} (key, id) SELECT key, id FROM ${from.dict} WHERE key > ? AND key <= ? ORDER BY key`),
       // no WHERE: SQLite drops the table's pages without visiting its rows
       emptyTerms: db.prepare(`DELETE FROM ${from.terms}`),
-      emptyIds: db.prepare(`DELETE FROM ${from.ids}`)
+      emptyIds: db.prepare(`DELETE FROM ${from.ids}`),
+      emptyKeys: db.prepare(`DELETE FROM ${from.dict}`)
     }
   }
   const copiers = RECENT_BUFFERS.map((buffer) => copier(buffer, UPPER_LEVELS[0]))
@@ -108,6 +115,7 @@ function indexMerges (db) {
       const full = copiers[1 - activeRecent.get()]
       full.emptyTerms.run()
       full.emptyIds.run()
+      full.emptyKeys.run()
       return true
     }
   }
@@ -131,18 +139,24 @@ function indexMerges (db) {
       next.ids = c.idAfter.get(after.ids, idStep - 1) || LAST_ID
       countInLevel(1, c.copyIds.run(after.ids, next.ids).changes)
     }
-    if (next.terms === LAST_TERM && next.ids === LAST_ID) setCopied.run(generation, null, null, null)
-    else setCopied.run(generation - 1, ...next.terms, next.ids)
+    if (after.dict !== LAST_ID) {
+      next.dict = c.keyAfter.get(after.dict, idStep - 1) || LAST_ID
+      c.copyKeys.run(after.dict, next.dict)
+    }
+    if (upkeep.roundDone(next)) setCopied.run(generation, null, null, null, null)
+    else setCopied.run(generation - 1, ...next.terms, next.ids, next.dict)
     return next
   }
-  const copiedSoFar = db.prepare('SELECT copied_term, copied_seq, copied_id FROM idx.index_copy').raw()
-  const setCopied = db.prepare('UPDATE idx.index_copy SET generation = ?, copied_term = ?, copied_seq = ?, copied_id = ?')
+  const copiedSoFar = db.prepare('SELECT copied_term, copied_seq, copied_id, copied_key FROM idx.index_copy').raw()
+  const setCopied = db.prepare('UPDATE idx.index_copy SET generation = ?, copied_term = ?, copied_seq = ?, copied_id = ?, copied_key = ?')
   // where the copy of the full recent buffer goes on from
   function copiedAfter () {
-    const [term, seq, id] = copiedSoFar.get()
+    const [term, seq, id, key] = copiedSoFar.get()
+    const blob = (b) => b === null ? FIRST_ID : LAST_ID.equals(b) ? LAST_ID : b
     return {
       terms: term === null ? FIRST_TERM : term === LAST_TERM[0] ? LAST_TERM : [term, seq],
-      ids: id === null ? FIRST_ID : LAST_ID.equals(id) ? LAST_ID : id
+      ids: blob(id),
+      dict: blob(key)
     }
   }
 
@@ -163,7 +177,7 @@ function indexMerges (db) {
       const seqCap = level === 0 ? null : movers[level].newest.get()
       if (level > 0 && seqCap === null) return null
       const idStep = Math.max(1, Math.ceil(statements / slices))
-      return { level, seqCap, idStep, termStep: idStep * TERM_ROWS_PER_STATEMENT, after: { terms: FIRST_TERM, ids: FIRST_ID } }
+      return { level, seqCap, idStep, termStep: idStep * TERM_ROWS_PER_STATEMENT, after: { terms: FIRST_TERM, ids: FIRST_ID, dict: FIRST_ID } }
     },
     // Moves the next slice of `round`, inside the caller's transaction.
     // Returns the `after` of the round once it has committed, for the
@@ -185,10 +199,15 @@ function indexMerges (db) {
         countInLevel(level, -moved)
         countInLevel(level + 1, moved)
       }
+      if (after.dict !== LAST_ID) {
+        next.dict = m.keyAfter.get(after.dict, idStep - 1) || LAST_ID
+        m.moveKeys.run(after.dict, next.dict)
+        m.dropKeys.run(after.dict, next.dict)
+      }
       return next
     },
     // whether a round that has got to `after` has moved everything
-    roundDone: (after) => after.terms === LAST_TERM && after.ids === LAST_ID
+    roundDone: (after) => after.terms === LAST_TERM && after.ids === LAST_ID && after.dict === LAST_ID
   }
 
   return { upkeep, recent, activeRecent, countInLevel, levelOfTable }

@@ -45,6 +45,18 @@
 // attached as `idx`), which the merge thread writes beside the writer
 // (merge-loop.js); the recent buffers are in the database file.
 //
+// TERM_DICTIONARY: a term's id is found by its key (terms.js, termKey) in
+// the dictionary tables of the levels (DICT_TABLES: recent_dict and
+// recent2_dict, middle_dict ... term_dict), written and merged with the
+// index rows of the statements that brought the term; its string is in
+// `terms`, appended in id order. Until version 10 `terms` had a UNIQUE
+// index on the string: hashed agents and registrations are random
+// strings, so each new term went to a random page of that index, and with
+// a new registration for every statement each commit rewrote one 16 KiB
+// page per new term (37 KB written per statement at 300,000 statements;
+// the writer's CPU per statement grew by half by 750,000). The levels take
+// new keys in a small buffer and move them in bulk, as they do ids.
+//
 // VERB_IN_TERM_ROWS: every term row carries its statement's verb, so a
 // verb filter that does not drive a query (agent and verb; registration,
 // verb and course) is checked on the row that drives it. Looked up in the
@@ -57,7 +69,7 @@
 const { hashedAgent } = require('./terms')
 const { SHIFT } = require('./seq')
 
-const VERSION = 9
+const VERSION = 10
 
 // The recent level is two buffers (RECENT_BUFFERS; which one takes the
 // inserts is in index_recent). Once the one that does is full, the other
@@ -69,21 +81,23 @@ const VERSION = 9
 // readers merge the levels with UNION (a statement once), and find an id
 // at the same seq in either.
 const RECENT_BUFFERS = [
-  { terms: 'recent_terms', ids: 'recent_ids', schema: 'main' },
-  { terms: 'recent2_terms', ids: 'recent2_ids', schema: 'main' }
+  { terms: 'recent_terms', ids: 'recent_ids', dict: 'recent_dict', schema: 'main' },
+  { terms: 'recent2_terms', ids: 'recent2_ids', dict: 'recent2_dict', schema: 'main' }
 ]
 // Above the recent level, newest first: each level's rows are merged into
 // the next.
 const UPPER_LEVELS = [
-  { terms: 'middle_terms', ids: 'middle_ids', schema: 'idx' },
-  { terms: 'level2_terms', ids: 'level2_ids', schema: 'idx' },
-  { terms: 'level3_terms', ids: 'level3_ids', schema: 'idx' },
-  { terms: 'statement_terms', ids: 'statement_ids', schema: 'idx' }
+  { terms: 'middle_terms', ids: 'middle_ids', dict: 'middle_dict', schema: 'idx' },
+  { terms: 'level2_terms', ids: 'level2_ids', dict: 'level2_dict', schema: 'idx' },
+  { terms: 'level3_terms', ids: 'level3_ids', dict: 'level3_dict', schema: 'idx' },
+  { terms: 'statement_terms', ids: 'statement_ids', dict: 'term_dict', schema: 'idx' }
 ]
 // Where the (term, seq) and (id, seq) rows are, newest first.
 const LEVELS = [...RECENT_BUFFERS, ...UPPER_LEVELS]
 const TERM_TABLES = LEVELS.map((level) => level.terms)
 const ID_TABLES = LEVELS.map((level) => level.ids)
+// The term dictionary's levels (terms.js, TERM_DICTIONARY below).
+const DICT_TABLES = LEVELS.map((level) => level.dict)
 // The seq of the stored id @id, from whichever id table holds it.
 const SEQ_OF_ID = ID_TABLES.map((table) => `SELECT seq FROM ${table} WHERE id = @id`).join(' UNION ALL ')
 
@@ -113,7 +127,7 @@ CREATE INDEX IF NOT EXISTS statements_with_attachments ON statements (seq) WHERE
 
 CREATE TABLE IF NOT EXISTS terms (
   id INTEGER PRIMARY KEY,
-  term TEXT NOT NULL UNIQUE
+  term TEXT NOT NULL
 );
 
 ${LEVELS.map((level) => `CREATE TABLE IF NOT EXISTS ${level.schema}.${level.terms} (
@@ -125,6 +139,10 @@ ${LEVELS.map((level) => `CREATE TABLE IF NOT EXISTS ${level.schema}.${level.term
 CREATE TABLE IF NOT EXISTS ${level.schema}.${level.ids} (
   id BLOB PRIMARY KEY,
   seq INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS ${level.schema}.${level.dict} (
+  key BLOB PRIMARY KEY,
+  id INTEGER NOT NULL
 ) WITHOUT ROWID;`).join('\n')}
 
 -- The statements in each level of the index between the recent one and
@@ -254,8 +272,8 @@ CREATE TABLE IF NOT EXISTS settings (
 const INDEX_COPY_TABLE = `
 -- In the index file: the last switch of the recent buffers whose full
 -- buffer has been copied into the middle level whole, and how far the
--- copy of the next one has got (the last term row and id copied; NULL:
--- none yet), kept with each slice copied: a copy cut short goes on from
+-- copy of the next one has got (the last term row, id and dictionary key
+-- copied; NULL: none yet), kept with each slice copied: a copy cut short goes on from
 -- there, since what it copied before may have moved on from the middle
 -- level meanwhile.
 CREATE TABLE IF NOT EXISTS idx.index_copy (
@@ -263,10 +281,12 @@ CREATE TABLE IF NOT EXISTS idx.index_copy (
   generation INTEGER NOT NULL,
   copied_term INTEGER,
   copied_seq INTEGER,
-  copied_id BLOB
+  copied_id BLOB,
+  copied_key BLOB
 );`
 
-// Version 9: the index levels above the recent one in the index file
+// Version 10: the term dictionary in levels (TERM_DICTIONARY), `terms`
+// without its UNIQUE index; an older LRS would not find new terms. Version 9: the index levels above the recent one in the index file
 // (open.js), moved there from the database file; index_recent counts the
 // switches of the buffers, and how far a copy has got is in the index
 // file (index_copy). An older LRS would read neither. Version 8: the second recent buffer (recent2_terms, recent2_ids) and
@@ -321,6 +341,25 @@ function countStatementsByHour (db) {
     INSERT INTO hourly_terms (hour, term, count)
       SELECT ${HOUR_OF} AS hour, j.value AS term, count(*) FROM statements s, json_each(s.term_ids) j
       JOIN terms t ON t.id = j.value WHERE substr(t.term, 1, 2) IN (${COUNTED_KINDS.map((k) => `'${k}'`).join(', ')}) GROUP BY 1, 2;`)
+}
+
+// Version 10: `terms` again without the UNIQUE index on its strings
+// (SQLite cannot drop it): copied in id order, an append.
+function dropTermStringIndex (db) {
+  db.exec(`ALTER TABLE terms RENAME TO terms_v9;
+    CREATE TABLE terms (id INTEGER PRIMARY KEY, term TEXT NOT NULL);
+    INSERT INTO terms (id, term) SELECT id, term FROM terms_v9 ORDER BY id;
+    DROP TABLE terms_v9;`)
+}
+
+// The dictionary from `terms` (TERM_DICTIONARY), every term in the big
+// level: at the upgrade to version 10 and whenever the index file is
+// built, since it is derived from `terms` as the index is from the
+// statements. Sorted on disk.
+function buildTermDictionary (db) {
+  for (const buffer of RECENT_BUFFERS) db.exec(`DELETE FROM main.${buffer.dict}`)
+  for (const level of UPPER_LEVELS) db.exec(`DELETE FROM idx.${level.dict}`)
+  db.exec(`INSERT INTO idx.${UPPER_LEVELS.at(-1).dict} (key, id) SELECT term_key(term), id FROM main.terms ORDER BY 1`)
 }
 
 const tableIn = (db, schema, name) => db.prepare(`SELECT 1 FROM ${schema}.sqlite_master WHERE type = 'table' AND name = ?`).get(name) !== undefined
@@ -406,6 +445,8 @@ function ensureSchema (db) {
   if (version > VERSION) throw new Error(`the database file has schema version ${version}; this LRS knows ${VERSION}`)
   const upgradeIds = version > 0 && version < 3 && db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'statements'").get() !== undefined
   if (upgradeIds) moveIdsOutOfStatements(db)
+  const termsIndexed = db.prepare("SELECT 1 FROM main.sqlite_master WHERE type = 'index' AND tbl_name = 'terms'").get() !== undefined
+  if (termsIndexed) dropTermStringIndex(db)
   db.exec(DDL)
   const columns = db.prepare('SELECT name FROM pragma_table_info(?)').pluck()
   if (!columns.all('documents').includes('agent')) db.exec('ALTER TABLE documents ADD COLUMN agent TEXT')
@@ -418,11 +459,13 @@ function ensureSchema (db) {
   db.exec(AFTER_COLUMNS)
   if (version === 1) hashAgentTerms(db)
   if (version > 0 && version < 6) countStatementsByHour(db)
+  if (tableIn(db, 'idx', 'index_copy') && !db.prepare("SELECT name FROM pragma_table_info('index_copy', 'idx')").pluck().all().includes('copied_key')) db.exec('ALTER TABLE idx.index_copy ADD COLUMN copied_key BLOB')
   if (!columns.all('index_recent').includes('generation')) db.exec('ALTER TABLE index_recent ADD COLUMN generation INTEGER NOT NULL DEFAULT 0')
   const built = buildIndexFile(db)
+  if (built || (version > 0 && version < 10)) buildTermDictionary(db)
   if (upgradeIds) db.exec(`INSERT OR IGNORE INTO idx.${UPPER_LEVELS.at(-1).ids} (id, seq) SELECT id, seq FROM statements ORDER BY id`)
   if (version < VERSION) db.pragma(`user_version = ${VERSION}`)
   return built
 }
 
-module.exports = { ensureSchema, makeSchema, LEVELS, RECENT_BUFFERS, UPPER_LEVELS, TERM_TABLES, ID_TABLES, SEQ_OF_ID, HOUR_MS, COUNTED_KINDS }
+module.exports = { ensureSchema, makeSchema, LEVELS, RECENT_BUFFERS, UPPER_LEVELS, TERM_TABLES, ID_TABLES, DICT_TABLES, SEQ_OF_ID, HOUR_MS, COUNTED_KINDS }

@@ -14,7 +14,7 @@ const { storedOf, lastSeqOf } = require('./seq')
 const { termReader, agentTerm, agentTerms, termsOf, hashedAgent, CACHED_TERMS } = require('./terms')
 const { BoundedMap } = require('../../lib/bounded-map')
 const { statementSeqQuery, referencedQuery, placeholders } = require('./statement-sql')
-const { TERM_TABLES, ID_TABLES, SEQ_OF_ID, HOUR_MS } = require('./schema')
+const { TERM_TABLES, ID_TABLES, DICT_TABLES, SEQ_OF_ID, HOUR_MS } = require('./schema')
 const { packBody, unpackBody } = require('./body-codec')
 
 const MAX_SAME_ROUNDS = 10
@@ -60,7 +60,7 @@ function postingsSql (order, { offset = false } = {}) {
 }
 
 function statementsRepository (db, { writer }) {
-  const termId = termReader(db)
+  const termId = termReader(db, { dictTables: DICT_TABLES })
   const preparedQueries = new BoundedMap(PREPARED_QUERIES)
   // A statement for `sql`, prepared once; `pluck`: it returns the first column.
   function prepared (sql, { pluck = false } = {}) {

@@ -64,31 +64,63 @@ function activityTerms (activity, related) {
   return related ? ['o:' + activity, 'c:' + activity] : ['o:' + activity]
 }
 
-// Term ids as the writer assigns them. New ids are kept only once their
-// transaction commits (`commit()`), since a rolled-back one may be reused.
-function termWriter (db) {
+// The dictionary's key of a term: the first 16 bytes of its SHA-256, the
+// same length whatever the term (an activity IRI may be 2,048 characters),
+// so a page holds hundreds. Two of ten million terms share one with a
+// chance of about 10^-25. Registered as term_key() in SQL (open.js).
+function termKey (term) {
+  return crypto.createHash('sha256').update(term).digest().subarray(0, 16)
+}
+
+// The term -> id dictionary is kept in levels, as the index is (schema.js,
+// DICT_TABLES): a term's id is found by its key in any level, newest
+// first; ids and strings stay in `terms`, appended in id order.
+const findSql = (tables) => `SELECT id FROM (${tables.map((t) => `SELECT id FROM ${t} WHERE key = @key`).join(' UNION ALL ')}) LIMIT 1`
+
+// Term ids as the writer assigns them: a new term takes the next id (the
+// largest in `terms` + 1, read at the start of each transaction, as a
+// writer beside this one may have added terms), its row is appended to
+// `terms` and its key goes to the recent dictionary buffer that takes rows
+// (`active()`): no insert lands in the middle of a large b-tree, which
+// with a new registration for every statement made every commit rewrite
+// one page of the dictionary's index per new term. New ids are kept only
+// once their transaction commits (`commit()`), since a rolled-back one
+// may be reused.
+function termWriter (db, { dictTables, recentDicts, active }) {
   const known = new BoundedMap(CACHED_TERMS)
   const added = new Map()
-  const insert = db.prepare('INSERT INTO terms (term) VALUES (?) ON CONFLICT (term) DO NOTHING')
-  const find = db.prepare('SELECT id FROM terms WHERE term = ?').pluck()
+  const find = db.prepare(findSql(dictTables)).pluck()
+  const largest = db.prepare('SELECT max(id) FROM terms').pluck()
+  const insertTerm = db.prepare('INSERT INTO terms (id, term) VALUES (?, ?)')
+  const insertKey = recentDicts.map((table) => db.prepare(`INSERT INTO ${table} (key, id) VALUES (?, ?)`))
+  let next = null
+  const readNext = () => { next = (largest.get() || 0) + 1 }
   return {
+    began: readNext,
     // `term`: its string, or its id where the sender knew it (statements.js, forWriter)
     id (term) {
       if (typeof term === 'number') return term
       let id = known.get(term) || added.get(term)
       if (id) return id
-      insert.run(term)
-      id = find.get(term)
+      const key = termKey(term)
+      id = find.get({ key })
+      if (id === undefined) {
+        if (next === null) readNext()
+        id = next++
+        insertTerm.run(id, term)
+        insertKey[active()].run(key, id)
+      }
       added.set(term, id)
       return id
     },
     // Where an operation's new terms begin, and dropping them when its
-    // savepoint is undone: the rows are gone, and their ids would be given
+    // savepoint is undone: the rows are gone, and their ids are given
     // again to other terms.
     mark: () => added.size,
     dropFrom (at) {
       let i = 0
       for (const term of [...added.keys()]) if (i++ >= at) added.delete(term)
+      readNext()
     },
     commit () {
       for (const [term, id] of added) known.set(term, id)
@@ -96,22 +128,23 @@ function termWriter (db) {
     },
     rollback () {
       added.clear()
+      next = null
     }
   }
 }
 
 // Term ids as readers look them up: a term nobody stored has no id (and
 // matches nothing); found ids never change, so they are kept.
-function termReader (db) {
+function termReader (db, { dictTables }) {
   const known = new BoundedMap(CACHED_TERMS)
-  const find = db.prepare('SELECT id FROM terms WHERE term = ?').pluck()
+  const find = db.prepare(findSql(dictTables)).pluck()
   return function termId (term) {
     let id = known.get(term)
     if (id) return id
-    id = find.get(term)
+    id = find.get({ key: termKey(term) })
     if (id !== undefined) known.set(term, id)
     return id
   }
 }
 
-module.exports = { termsOf, agentTerm, hashedAgent, agentTerms, activityTerms, termWriter, termReader, CACHED_TERMS }
+module.exports = { termsOf, agentTerm, hashedAgent, agentTerms, activityTerms, termKey, termWriter, termReader, CACHED_TERMS }

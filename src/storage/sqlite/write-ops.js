@@ -9,7 +9,7 @@ const { idFilter } = require('./id-filter')
 const { indexMerges } = require('./index-merges')
 const { idToBlob, blobToId } = require('./ids')
 const { firstSeqOf, lastSeqOf, storedMsOf } = require('./seq')
-const { LEVELS, RECENT_BUFFERS, SEQ_OF_ID, HOUR_MS, COUNTED_KINDS } = require('./schema')
+const { LEVELS, RECENT_BUFFERS, DICT_TABLES, SEQ_OF_ID, HOUR_MS, COUNTED_KINDS } = require('./schema')
 
 const PAIRS_PER_INSERT = 100
 
@@ -132,7 +132,7 @@ function counters (db) {
 }
 
 function writeOps (db) {
-  const terms = termWriter(db)
+  const terms = termWriter(db, { dictTables: DICT_TABLES, recentDicts: RECENT_BUFFERS.map((buffer) => buffer.dict), active: () => active })
   const lastSeq = db.prepare('SELECT max(seq) FROM statements').pluck()
   const insertStatement = db.prepare(`INSERT OR IGNORE INTO statements
     (seq, id, voiding, ts, verb, registration, authority, ref, term_ids, attachments, body, stored_ms)
@@ -583,6 +583,7 @@ function writeOps (db) {
     // at the start of each transaction
     began () {
       active = activeRecent.get()
+      terms.began()
       storedIds.began()
     },
     stringTerms: () => stringTerms,
