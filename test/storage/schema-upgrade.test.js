@@ -196,3 +196,27 @@ test('a store written by schema 9 is upgraded: its term dictionary moves into le
   after.close()
   assert.deepEqual(checkSqliteStore({ dataDir: env.LRS_DATA_DIR }).problems, [])
 })
+
+test('an upgrade to schema 10 whose index file part was lost (a stop between the two files\' commits) builds the dictionary again at the next start', { skip: ENGINE !== 'sqlite' && 'SQLite files only' }, async () => {
+  const first = await startLrs()
+  const old = statement({ id: crypto.randomUUID(), context: { registration: crypto.randomUUID() } })
+  assert.equal((await first.client('/statements', { method: 'POST', body: old })).status, 200)
+  const env = { ...first.storeEnv }
+  await first.close({ graceMs: 0 })
+  asSchema9(env.LRS_DATA_DIR).close()
+  const once = await startLrs(env)
+  await once.close({ graceMs: 0 })
+  // the database file upgraded, the index file as schema 9 left it
+  const db = openDatabase(env.LRS_DATA_DIR)
+  db.exec('DROP TABLE idx.middle_dict; DROP TABLE idx.level2_dict; DROP TABLE idx.level3_dict; DROP TABLE idx.term_dict; ALTER TABLE idx.index_copy DROP COLUMN copied_key')
+  assert.equal(db.pragma('user_version', { simple: true }), 10)
+  db.close()
+
+  const again = await startLrs(env)
+  assert.deepEqual((await again.client(`/statements?registration=${old.context.registration}`)).json.statements.map((s) => s.id), [old.id])
+  const added = statement({ id: crypto.randomUUID(), actor: old.actor })
+  assert.equal((await again.client('/statements', { method: 'POST', body: added })).status, 200)
+  assert.deepEqual((await again.client(`/statements?agent=${encodeURIComponent(JSON.stringify(old.actor))}`)).json.statements.map((s) => s.id), [added.id, old.id])
+  await again.close({ graceMs: 0 })
+  assert.deepEqual(checkSqliteStore({ dataDir: env.LRS_DATA_DIR }).problems, [])
+})

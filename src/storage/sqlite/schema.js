@@ -362,6 +362,20 @@ function buildTermDictionary (db) {
   db.exec(`INSERT INTO idx.${UPPER_LEVELS.at(-1).dict} (key, id) SELECT term_key(term), id FROM main.terms ORDER BY 1`)
 }
 
+// Whether the dictionary has the newest term (TERM_DICTIONARY). A commit
+// over both files is atomic in each file, not across them: a stop between
+// the database file's commit and the index file's, at the upgrade to
+// version 10 or while the dictionary was being built, leaves `terms` with
+// no keys for its terms, which the next start builds again. The writer
+// adds a term's row and its key in one transaction of the database file,
+// so outside those the newest term always has its key.
+function dictionaryWhole (db) {
+  const newest = db.prepare('SELECT id, term FROM main.terms ORDER BY id DESC LIMIT 1').get()
+  if (!newest) return true
+  if (!tableIn(db, 'idx', UPPER_LEVELS.at(-1).dict) || !tableIn(db, 'main', RECENT_BUFFERS[0].dict)) return false
+  return db.prepare(DICT_TABLES.map((t) => `SELECT 1 FROM ${t} WHERE key = term_key(@term) AND id = @id`).join(' UNION ALL ')).get(newest) !== undefined
+}
+
 const tableIn = (db, schema, name) => db.prepare(`SELECT 1 FROM ${schema}.sqlite_master WHERE type = 'table' AND name = ?`).get(name) !== undefined
 
 // The index file (open.js), when it has not been built: from the index
@@ -423,7 +437,7 @@ function buildIndexFile (db) {
 const SCHEMA_WAIT_MS = 30 * 60000
 
 function makeSchema (db, logger) {
-  if (db.pragma('user_version', { simple: true }) === VERSION && tableIn(db, 'idx', 'index_copy')) return
+  if (db.pragma('user_version', { simple: true }) === VERSION && tableIn(db, 'idx', 'index_copy') && dictionaryWhole(db)) return
   const busy = db.pragma('busy_timeout', { simple: true })
   const started = Date.now()
   db.pragma(`busy_timeout = ${SCHEMA_WAIT_MS}`)
@@ -462,7 +476,7 @@ function ensureSchema (db) {
   if (tableIn(db, 'idx', 'index_copy') && !db.prepare("SELECT name FROM pragma_table_info('index_copy', 'idx')").pluck().all().includes('copied_key')) db.exec('ALTER TABLE idx.index_copy ADD COLUMN copied_key BLOB')
   if (!columns.all('index_recent').includes('generation')) db.exec('ALTER TABLE index_recent ADD COLUMN generation INTEGER NOT NULL DEFAULT 0')
   const built = buildIndexFile(db)
-  if (built || (version > 0 && version < 10)) buildTermDictionary(db)
+  if (built || (version > 0 && version < 10) || !dictionaryWhole(db)) buildTermDictionary(db)
   if (upgradeIds) db.exec(`INSERT OR IGNORE INTO idx.${UPPER_LEVELS.at(-1).ids} (id, seq) SELECT id, seq FROM statements ORDER BY id`)
   if (version < VERSION) db.pragma(`user_version = ${VERSION}`)
   return built
