@@ -34,7 +34,7 @@ const path = require('node:path')
 const Database = require('better-sqlite3')
 const { databaseFile, indexFile } = require('./open')
 const { blobToId } = require('./ids')
-const { termKey } = require('./terms')
+const { addTermKeyFunction } = require('./terms')
 const { LEVELS, RECENT_BUFFERS, UPPER_LEVELS, TERM_TABLES, ID_TABLES, DICT_TABLES } = require('./schema')
 const { unpackBody } = require('./body-codec')
 
@@ -195,7 +195,7 @@ function checkSqliteStore (config, { quick = false } = {}) {
     db = new Database(file, { readonly: true, fileMustExist: true })
     db.prepare('ATTACH DATABASE ? AS idx').run(index) // read-only, as the connection
     db.pragma('busy_timeout = 5000')
-    db.function('term_key', { deterministic: true }, termKey) // as open.js registers it
+    addTermKeyFunction(db)
   } catch (err) {
     if (db) db.close()
     return { ok: false, problems: [`${file} or ${index} cannot be opened: ${err.message}`], summary: '' }

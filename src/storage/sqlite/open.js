@@ -14,7 +14,7 @@ const fs = require('node:fs')
 const path = require('node:path')
 const Database = require('better-sqlite3')
 const { StartupError } = require('../../errors')
-const { termKey } = require('./terms')
+const { addTermKeyFunction } = require('./terms')
 
 const FILE_NAME = 'lrs.sqlite'
 // The index levels above the recent one (schema.js, UPPER_LEVELS), in a
@@ -70,7 +70,7 @@ function openDatabase (dataDir, { busyTimeoutMs = 5000, readonly = false } = {})
     db.pragma('synchronous = FULL')
     db.pragma('idx.synchronous = FULL')
   }
-  db.function('term_key', { deterministic: true }, termKey) // schema.js, TERM_DICTIONARY
+  addTermKeyFunction(db) // schema.js, TERM_DICTIONARY
   db.pragma(`busy_timeout = ${busyTimeoutMs}`)
   db.pragma('cache_size = -65536') // 64 MiB of page cache per connection and file
   db.pragma('idx.cache_size = -65536')

@@ -72,6 +72,12 @@ function termKey (term) {
   return crypto.createHash('sha256').update(term).digest().subarray(0, 16)
 }
 
+// term_key(term) in SQL, on every connection that builds or checks the
+// dictionary (open.js; check.js opens its own).
+function addTermKeyFunction (db) {
+  db.function('term_key', { deterministic: true }, termKey)
+}
+
 // The term -> id dictionary is kept in levels, as the index is (schema.js,
 // DICT_TABLES): a term's id is found by its key in any level, newest
 // first; ids and strings stay in `terms`, appended in id order.
@@ -147,4 +153,4 @@ function termReader (db, { dictTables }) {
   }
 }
 
-module.exports = { termsOf, agentTerm, hashedAgent, agentTerms, activityTerms, termKey, termWriter, termReader, CACHED_TERMS }
+module.exports = { termsOf, agentTerm, hashedAgent, agentTerms, activityTerms, termKey, addTermKeyFunction, termWriter, termReader, CACHED_TERMS }
