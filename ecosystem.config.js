@@ -7,6 +7,7 @@
 // (src/storage/sqlite/writer-process.js), so adding workers adds HTTP and
 // validation capacity without adding writers that contend for one lock.
 
+const crypto = require('node:crypto')
 const { loadConfig } = require('./src/config')
 const { EXIT_STARTUP } = require('./src/errors')
 
@@ -27,6 +28,10 @@ const killTimeout = config.shutdownTimeoutMs + 5000
 // show each process's CPU and memory, which the daemon reads itself.
 const pmx = false
 const writerProcess = config.storage === 'sqlite' && config.sqliteWriter !== 'thread'
+// The workers tell each other which Authorization headers they verified
+// (src/auth/shared-verifications.js) by HMAC digests under a key drawn
+// here, at each start, and held only in the workers' memory.
+const authShareKey = config.authShareKey || crypto.randomBytes(32).toString('base64')
 
 const writer = {
   name: 'lrs-writer',
@@ -77,7 +82,7 @@ const workers = {
   node_args: ['--max-semi-space-size=64', '--min-semi-space-size=32', '--initial-old-space-size=192', '--single-threaded-gc'],
   max_memory_restart: '1G',
   pmx,
-  env: { NODE_ENV: 'production', ...(writerProcess && { LRS_SQLITE_WRITER: 'process' }) }
+  env: { NODE_ENV: 'production', LRS_AUTH_SHARE_KEY: authShareKey, ...(writerProcess && { LRS_SQLITE_WRITER: 'process' }) }
 }
 
 // The workers first: PM2 stops apps in this order, and a worker flushes its

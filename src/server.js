@@ -78,7 +78,7 @@ async function startServer (config, { logger = createLogger(config), monitorComm
       await closed
       await services.close()
       await clusterMetrics.stop()
-      credentials.stop()
+      await credentials.stop()
       await storage.close()
     })()
     return closing

@@ -1,7 +1,5 @@
-'use strict'
-
 // Verifies HTTP Basic credentials without a database read per request and
-// without letting wrong secrets cost much:
+// without letting wrong secrets cost much, or lock valid clients out:
 // - credentials are held in memory; the collection is re-read when its
 //   change counter moves (polled every LRS_CREDENTIAL_POLL_MS: one small
 //   read, so a revoked or changed credential stops working on every worker
@@ -9,32 +7,40 @@
 //   request names an unknown key (the request waits for that read; such
 //   reads are shared and at most four a second), so a new credential works
 //   on its first use;
-// - a verified Authorization header is remembered (by its SHA-256), so
+// - a verified Authorization header is remembered (by its digest), so
 //   scrypt runs once per credential per worker, not once per request (and
 //   concurrent first requests with the same header share one run);
 // - a failed (key, secret) pair is remembered too, and answered without
 //   scrypt the next time;
 // - scrypt runs on the thread pool, one verification at a time per worker,
-//   with a short queue; beyond it requests get 429. Verifications for a key
-//   and from an address that have no failures go first: a valid client's
-//   first request does not wait behind a flood of wrong secrets;
+//   with a short queue; beyond it requests get 429. Verifications from an
+//   address that has no failures go first: a valid client's first request
+//   does not wait behind a flood of wrong secrets;
 // - more than LRS_AUTH_MAX_FAILURES failures within LRS_AUTH_FAILURE_WINDOW_S
-//   for one key or from one client address get 429 with Retry-After until
-//   the window ends (per worker). Headers already verified are not limited.
-//   Verifications in flight count towards the limit: with failures counted
-//   only once scrypt had finished, 40 concurrent wrong secrets all queued
-//   their 60 ms scrypt (2.4 s of queue, a valid client's verification
-//   behind it) before the first one counted.
+//   from one client address get 429 with Retry-After until the window ends
+//   (per worker). Past the limit for one key, only addresses without
+//   failures may still try it: a valid client elsewhere keeps its way in,
+//   and a brute force spread over many addresses gets one guess per
+//   address. Verifications in flight count towards the limits: with
+//   failures counted only once scrypt had finished, 40 concurrent wrong
+//   secrets all queued their 60 ms scrypt (2.4 s of queue, a valid
+//   client's verification behind it) before the first one counted.
+// - a header verified on this worker, or on any worker of this host
+//   (shared-verifications.js), is never limited: its client proved it holds
+//   the secret. Before, one worker's memory was unknown to the next, and a
+//   flood of wrong secrets for a key from the client's own address (a NAT)
+//   got the valid client 429s on every other worker for as long as the
+//   flood lasted, and a window after.
 // - the time a credential was last used is written at its first use on a
 //   worker and then at most once a minute per key per worker (USE_NOTE_MS):
 //   "last used" in the admin API is right to within a minute, and a busy
 //   client costs a write a minute, not one per request. The write is not
 //   waited for; one that fails is logged and the request goes on.
 
-const crypto = require('node:crypto')
 const { errors } = require('../errors')
 const { hashSecret, verifySecret } = require('./secrets')
 const { BoundedMap } = require('../lib/bounded-map')
+const { createSharedVerifications } = require('./shared-verifications')
 
 const MISS_REFRESH_MIN_MS = 250
 const MAX_REMEMBERED = 10000
@@ -47,8 +53,9 @@ const USE_NOTE_MS = 60000
 function createCredentialStore ({ config, storage, logger, hooks = {} }) {
   const repo = storage.credentials
   const byKey = new Map()
-  const verified = new BoundedMap(MAX_REMEMBERED) // sha256(header) -> credential
-  const failed = new BoundedMap(MAX_REMEMBERED) // sha256(header) -> key
+  const shared = createSharedVerifications({ dataDir: config.dataDir, key: config.authShareKey, logger })
+  const verified = new BoundedMap(MAX_REMEMBERED) // digest(header) -> credential
+  const failed = new BoundedMap(MAX_REMEMBERED) // digest(header) -> key
   const failures = new BoundedMap(MAX_REMEMBERED) // "key:<k>" | "addr:<a>" -> { count, until }
   const pending = new Map() // sha256(header) -> verification in progress
   const attempts = new Map() // "key:<k>" | "addr:<a>" -> verifications in flight
@@ -106,6 +113,7 @@ function createCredentialStore ({ config, storage, logger, hooks = {} }) {
   }
 
   async function start () {
+    await shared.start()
     await storage.ready
     try {
       if (config.adminUser) await repo.upsert(byKey.get(config.adminUser))
@@ -137,23 +145,28 @@ function createCredentialStore ({ config, storage, logger, hooks = {} }) {
     poll().catch((err) => logger.warn({ err }, 'credential change check failed'))
   }
 
-  // Seconds until the failure window of this key or address ends, or 0.
-  // Verifications in flight count as failures until they end (1 s then:
-  // they end within that).
-  function blockedFor (names, now) {
-    let wait = 0
-    for (const name of names) {
-      const f = failures.get(name)
-      const failed = f && f.until > now ? f.count : 0
-      if (failed >= config.authMaxFailures) wait = Math.max(wait, Math.ceil((f.until - now) / 1000))
-      else if (failed + (attempts.get(name) || 0) >= config.authMaxFailures) wait = Math.max(wait, 1)
-    }
-    return wait
+  // Seconds until the failure window of `name` (a key or an address) ends,
+  // or 0. Verifications in flight count as failures until they end (1 s
+  // then: they end within that).
+  function limitedFor (name, now) {
+    const f = failures.get(name)
+    const failed = f && f.until > now ? f.count : 0
+    if (failed >= config.authMaxFailures) return Math.ceil((f.until - now) / 1000)
+    if (failed + (attempts.get(name) || 0) >= config.authMaxFailures) return 1
+    return 0
   }
 
-  // No failure and no verification in flight for the key or the address.
-  function isFirst (names, now) {
-    return names.every((name) => { const f = failures.get(name); return !attempts.has(name) && !(f && f.until > now && f.count > 0) })
+  // No failure and no verification in flight from the address.
+  function isClean (address, now) {
+    const f = failures.get(address)
+    return !attempts.has(address) && !(f && f.until > now && f.count > 0)
+  }
+
+  // Seconds the client must wait before this header is tried, or 0.
+  function blockedFor ([address, key], now) {
+    const byAddress = limitedFor(address, now)
+    if (byAddress) return byAddress
+    return isClean(address, now) ? 0 : limitedFor(key, now)
   }
 
   function recordFailure (names, now) {
@@ -173,14 +186,17 @@ function createCredentialStore ({ config, storage, logger, hooks = {} }) {
   }
 
   // One scrypt at a time: a flood of wrong secrets then costs at most one
-  // thread-pool thread per worker, and the event loop none.
-  function verifyQueued (secret, hash, { first }) {
-    const queue = first ? clean : suspect
+  // thread-pool thread per worker, and the event loop none. `proven`
+  // headers (verified by another worker) go before every other.
+  function verifyQueued (secret, hash, { first, proven }) {
+    const queue = first || proven ? clean : suspect
     if (queue.length >= MAX_QUEUED_VERIFICATIONS) {
       throw errors.TooManyRequests('too many credentials are being verified; retry shortly', { headers: { 'Retry-After': '1' } })
     }
     return new Promise((resolve, reject) => {
-      queue.push(() => verifySecret(secret, hash).then(resolve, reject))
+      const job = () => verifySecret(secret, hash).then(resolve, reject)
+      if (proven) queue.unshift(job)
+      else queue.push(job)
       if (!running) runQueued()
     })
   }
@@ -212,7 +228,7 @@ function createCredentialStore ({ config, storage, logger, hooks = {} }) {
 
   async function credentialOf (header, address) {
     if (typeof header !== 'string' || !/^basic /i.test(header)) return null
-    const digest = crypto.createHash('sha256').update(header).digest('base64')
+    const digest = shared.digestOf(header)
     const hit = verified.get(digest)
     if (hit) return hit
     if (pending.has(digest)) return pending.get(digest)
@@ -227,7 +243,13 @@ function createCredentialStore ({ config, storage, logger, hooks = {} }) {
     const key = colon < 0 ? '' : decoded.slice(0, colon)
     const names = [`addr:${address}`, `key:${key}`]
     const now = Date.now()
-    const wait = blockedFor(names, now)
+    let wait = blockedFor(names, now)
+    let proven = false
+    if (wait > 0 || !isClean(names[0], now)) {
+      proven = await shared.seen(digest)
+      // other requests went on meanwhile: the limits are read again
+      wait = proven ? 0 : blockedFor(names, Date.now())
+    }
     if (wait) {
       throw errors.TooManyRequests(`too many failed authentication attempts; retry in ${wait} s`, { headers: { 'Retry-After': String(wait) } })
     }
@@ -244,11 +266,11 @@ function createCredentialStore ({ config, storage, logger, hooks = {} }) {
       recordFailure(names, now)
       return null
     }
-    const first = isFirst(names, now)
+    const first = isClean(names[0], now)
     countAttempt(names, 1)
     let ok
     try {
-      const queued = verifyQueued(secret, credential.secretHash, { first })
+      const queued = verifyQueued(secret, credential.secretHash, { first, proven })
       if (hooks.secretQueued) hooks.secretQueued(key)
       ok = await queued
       if (hooks.secretChecked) await hooks.secretChecked(key)
@@ -267,12 +289,14 @@ function createCredentialStore ({ config, storage, logger, hooks = {} }) {
       return null
     }
     verified.set(digest, credential)
+    await shared.share(digest)
     return credential
   }
 
-  function stop () {
+  async function stop () {
     clearInterval(timer)
     clearInterval(pollTimer)
+    await shared.stop()
   }
 
   // How many credentials this worker knows (the bootstrap one included).

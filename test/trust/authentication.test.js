@@ -6,6 +6,9 @@
 const { test } = require('node:test')
 const assert = require('node:assert/strict')
 const net = require('node:net')
+const fs = require('node:fs')
+const path = require('node:path')
+const crypto = require('node:crypto')
 const { startLrs, basic, ADMIN } = require('../helpers/lrs')
 const { statement } = require('../helpers/statements')
 const { heldRequest } = require('../helpers/held-request')
@@ -148,4 +151,37 @@ test('a flood of wrong secrets queues at most LRS_AUTH_MAX_FAILURES verification
   // at most the check running when it joined the queue went before it
   const waitedFor = checked.indexOf('valid') - checkedWhenQueued
   assert.ok(checkedWhenQueued !== null && waitedFor >= 0 && waitedFor <= 1, `the valid secret waited for ${waitedFor} checks after it was queued (${checked.join(', ')})`)
+})
+
+test('past the failure limit of a key, an address without failures may still try it once, and an address with failures may not', async () => {
+  const lrs = await startLrs({ LRS_TRUST_PROXY: 'true', LRS_AUTH_MAX_FAILURES: '3', LRS_AUTH_FAILURE_WINDOW_S: '30' })
+  const from = (address, secret) => lrs.client('/statements?limit=1', { auth: [ADMIN.user, secret], headers: { 'X-Forwarded-For': address } })
+  for (let i = 1; i <= 3; i++) assert.equal((await from(`10.0.0.${i}`, `wrong-${i}`)).status, 401)
+  // the key is over its limit: a valid client elsewhere still gets in
+  assert.equal((await from('10.0.0.9', ADMIN.password)).status, 200)
+  // a guess from an address that already failed does not
+  const refused = await from('10.0.0.1', 'wrong-again')
+  assert.equal(refused.status, 429)
+  assert.ok(Number(refused.headers.get('retry-after')) > 0)
+  // a new address gets one guess, then no more
+  assert.equal((await from('10.0.0.5', 'wrong-5')).status, 401)
+  assert.equal((await from('10.0.0.5', 'wrong-6')).status, 429)
+})
+
+test('a header another worker of the host verified is served from an address over its failure limit; the shared record is keyed, not a plain hash of the header', async (t) => {
+  const shareKey = 'k'.repeat(40)
+  const first = await startLrs({ LRS_AUTH_SHARE_KEY: shareKey, LRS_AUTH_MAX_FAILURES: '3' })
+  const sameHost = await startLrs({ ...first.storeEnv, LRS_AUTH_SHARE_KEY: shareKey, LRS_AUTH_MAX_FAILURES: '3' })
+  const otherKey = await startLrs({ ...first.storeEnv, LRS_AUTH_SHARE_KEY: 'z'.repeat(40), LRS_AUTH_MAX_FAILURES: '3' })
+  assert.equal((await first.client('/statements?limit=1')).status, 200) // verified by the first worker
+  for (const worker of [sameHost, otherKey]) {
+    for (let i = 0; i < 3; i++) assert.equal((await worker.client('/statements?limit=1', { auth: [ADMIN.user, `wrong-${i}`] })).status, 401)
+    assert.equal((await worker.client('/statements?limit=1', { auth: [ADMIN.user, 'wrong-3'] })).status, 429, 'this address is over its limit')
+  }
+  assert.equal((await sameHost.client('/statements?limit=1')).status, 200, 'verified by the other worker: served')
+  assert.equal((await otherKey.client('/statements?limit=1')).status, 429, 'a worker of another start (another key) knows nothing of it')
+  const dir = path.join(first.storeEnv.LRS_DATA_DIR, 'auth')
+  const shared = Buffer.concat(fs.readdirSync(dir).map((name) => fs.readFileSync(path.join(dir, name))))
+  assert.ok(shared.length >= 32, 'something was shared')
+  assert.ok(!shared.includes(crypto.createHash('sha256').update(basic(ADMIN.user, ADMIN.password)).digest()), 'no plain SHA-256 of the header on disk')
 })
