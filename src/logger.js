@@ -39,4 +39,15 @@ function createToolLogger (config) {
   return createLogger(config, pino.destination({ dest: 2, sync: true }))
 }
 
-module.exports = { createLogger, createToolLogger }
+// Writes out at once what the logger holds: for a line that must be seen
+// before long synchronous work blocks the event loop (an upgrade of a
+// large store at start would otherwise keep its "upgrading" line in the
+// buffer until it ended).
+function flushNow (logger) {
+  const stream = logger[pino.symbols.streamSym]
+  try {
+    if (stream && typeof stream.flushSync === 'function') stream.flushSync()
+  } catch {} // not open yet, or being written: the line follows shortly
+}
+
+module.exports = { createLogger, createToolLogger, flushNow }

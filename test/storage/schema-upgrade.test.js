@@ -6,6 +6,7 @@
 // ids stay unique, and no agent identifier is left in the dictionary.
 
 const crypto = require('node:crypto')
+const { spawn } = require('node:child_process')
 const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
@@ -219,4 +220,63 @@ test('an upgrade to schema 10 whose index file part was lost (a stop between the
   assert.deepEqual((await again.client(`/statements?agent=${encodeURIComponent(JSON.stringify(old.actor))}`)).json.statements.map((s) => s.id), [added.id, old.id])
   await again.close({ graceMs: 0 })
   assert.deepEqual(checkSqliteStore({ dataDir: env.LRS_DATA_DIR }).problems, [])
+})
+
+test('kill -9 of the writer process during the upgrade to schema 10 loses no statement and leaves every index answering', { skip: ENGINE !== 'sqlite' && 'SQLite files only' }, async (t) => {
+  // Statements whose terms are mostly new (a learner and a registration of
+  // their own each): a dictionary large enough that the upgrade lasts a
+  // while, and the kills land inside it.
+  const { scormStatement } = require('../../bench/statement-generator')
+  const { toRecord } = require('../../src/resources/statements/statement-record')
+  const first = await startLrs()
+  const statements = Array.from({ length: 20000 }, (_, i) => ({ ...scormStatement(i, 'worst'), id: crypto.randomUUID() }))
+  const authority = { objectType: 'Agent', account: { homePage: 'http://example.com', name: 'upgrade-test' } }
+  for (let i = 0; i < statements.length; i += 1000) {
+    const records = statements.slice(i, i + 1000).map((s) => toRecord(s, { authority, xapiVersion: '1.0.3' }))
+    await first.storage.statements.storeBatch([records], { stored: new Date(), sameStatement: () => true })
+  }
+  const template = first.storeEnv.LRS_DATA_DIR
+  await first.close({ graceMs: 0 })
+  asSchema9(template).close()
+  const sample = statements.filter((_, i) => i % 2001 === 0 || i === statements.length - 1)
+
+  const killedDuring = []
+  for (const delayMs of [0, 50, 150]) {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lrs-upgrade-kill-'))
+    t.after(() => fs.rmSync(dataDir, { recursive: true, force: true }))
+    for (const name of fs.readdirSync(template).filter((n) => n.startsWith('lrs'))) fs.copyFileSync(path.join(template, name), path.join(dataDir, name))
+    const child = spawn(process.execPath, [path.join(__dirname, '../../src/storage/sqlite/writer-process.js')], { env: { ...process.env, LRS_DATA_DIR: dataDir, LRS_LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] })
+    let out = ''
+    const upgrading = new Promise((resolve, reject) => {
+      child.stdout.on('data', (d) => { out += d; if (out.includes('upgrading the SQLite store')) resolve() })
+      child.once('exit', (code) => reject(new Error(`the writer exited (${code}) before its upgrade: ${out}`)))
+    })
+    await upgrading
+    await new Promise((resolve) => setTimeout(resolve, delayMs))
+    const exited = new Promise((resolve) => child.once('exit', resolve))
+    child.kill('SIGKILL')
+    await exited
+    if (!out.includes('SQLite store upgraded')) killedDuring.push(delayMs)
+
+    const lrs = await startLrs({ LRS_DATA_DIR: dataDir })
+    const q = (v) => encodeURIComponent(JSON.stringify(v))
+    const ids = async (query) => (await lrs.client(`/statements?${query}&limit=50`)).json.statements.map((s) => s.id)
+    for (const s of sample) {
+      assert.deepEqual(await ids(`agent=${q(s.actor)}`), [s.id], `by agent, killed ${delayMs} ms into the upgrade`)
+      assert.ok((await ids(`registration=${s.context.registration}`)).includes(s.id), 'by registration')
+      assert.equal((await lrs.client(`/statements?statementId=${s.id}`)).status, 200, 'by id')
+    }
+    // a new statement for an old learner: its terms found, the new ones added after them
+    const added = { ...scormStatement(statements.length, 'worst'), id: crypto.randomUUID(), actor: sample[0].actor }
+    assert.equal((await lrs.client('/statements', { method: 'POST', body: added })).status, 200)
+    assert.deepEqual(await ids(`agent=${q(sample[0].actor)}`), [added.id, sample[0].id])
+    await lrs.close({ graceMs: 0 })
+    const db = openDatabase(dataDir, { readonly: true })
+    assert.equal(db.pragma('user_version', { simple: true }), 10)
+    assert.equal(db.prepare('SELECT count(*) FROM statements').pluck().get(), statements.length + 1)
+    db.close()
+    assert.deepEqual(checkSqliteStore({ dataDir }).problems, [])
+  }
+  t.diagnostic(`kills before the upgrade ended: ${killedDuring.map((ms) => `${ms} ms`).join(', ')} after it began`)
+  assert.ok(killedDuring.length > 0, 'at least one kill landed before the upgrade ended')
 })

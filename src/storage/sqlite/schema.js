@@ -68,6 +68,7 @@
 
 const { hashedAgent } = require('./terms')
 const { SHIFT } = require('./seq')
+const { flushNow } = require('../../logger')
 
 const VERSION = 10
 
@@ -443,9 +444,18 @@ function makeSchema (db, logger) {
   db.pragma(`busy_timeout = ${SCHEMA_WAIT_MS}`)
   try {
     db.exec('BEGIN IMMEDIATE')
+    // an upgrade of a large store takes a while (docs/operations.md): the
+    // log says why the start waits, and when it ended
+    const from = db.pragma('user_version', { simple: true })
+    const upgrading = from > 0 && from < VERSION
+    if (upgrading) {
+      logger.info({ from, to: VERSION }, 'upgrading the SQLite store')
+      flushNow(logger)
+    }
     const built = ensureSchema(db)
     db.exec('COMMIT')
     if (built && built.statements) logger.info({ from: built.from, statements: built.statements, ms: Date.now() - started }, 'SQLite index file built')
+    if (upgrading) logger.info({ from, to: VERSION, ms: Date.now() - started }, 'SQLite store upgraded')
   } finally {
     if (db.inTransaction) db.exec('ROLLBACK')
     db.pragma(`busy_timeout = ${busy}`)
