@@ -14,7 +14,7 @@
 // learners (`compression`).
 
 const crypto = require('node:crypto')
-const { scormStatement, registrationOf } = require('./statement-generator')
+const { scormStatement, attemptOf, profileNamed, currentProfile } = require('./statement-generator')
 const { startLrs } = require('./lrs-process')
 const { startStore } = require('./store')
 const { prefill } = require('./fill-store')
@@ -42,11 +42,21 @@ function client (url, auth) {
   }
 }
 
+// Session n is an attempt of the run's statement profile (campus unless
+// said): a learner of its population, a course of its catalogue and, as a
+// SCORM or cmi5 player does, a registration of its own (the small
+// profile's: one per learner and course). Its attempts are taken far past
+// any prefilled statement, so each session starts a new registration.
+const FIRST_SESSION_STATEMENT = 1e9
+function attemptOfSession (n) {
+  const perAttempt = profileNamed(currentProfile()).statementsPerAttempt || 1
+  return attemptOf(FIRST_SESSION_STATEMENT + n * perAttempt)
+}
+
 // One learner's session; `record(kind, result)` gets every request.
 async function session (request, { n, intervalMs, steps, record, running }) {
-  const learner = 100000 + n
-  const course = `http://lms.example.com/courses/course-${n % 40}`
-  const registration = registrationOf(learner, n % 40)
+  const { learner, course: c, registration } = attemptOfSession(n)
+  const course = `http://lms.example.com/courses/course-${c}`
   const agent = { objectType: 'Agent', account: { homePage: 'http://lms.example.com', name: `learner-${learner}` } }
   const state = `/activities/state?activityId=${encodeURIComponent(course)}&agent=${encodeURIComponent(JSON.stringify(agent))}&registration=${registration}&stateId=bookmark`
   const statementOf = (verb) => {
