@@ -26,20 +26,12 @@ const fs = require('node:fs')
 const path = require('node:path')
 const crypto = require('node:crypto')
 const { BoundedMap } = require('../lib/bounded-map')
+const { processExists } = require('../lib/process-exists')
 
 const DIGEST_BYTES = 32
 const MAX_KNOWN = 50000 // digests remembered from the other workers
 const MAX_OWN = 20000 // entries in this worker's file before it is written again from what it holds
 const READ_GAP_MS = 20 // between two reads of the other workers' files
-
-function processExists (pid) {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (err) {
-    return err.code === 'EPERM'
-  }
-}
 
 function createSharedVerifications ({ dataDir, key, logger }) {
   const dir = path.join(dataDir, 'auth')

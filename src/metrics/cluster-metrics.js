@@ -27,18 +27,10 @@ const path = require('node:path')
 const crypto = require('node:crypto')
 const { AggregatorRegistry, Registry } = require('prom-client')
 const { createProcessRegistry } = require('./instruments')
+const { processExists } = require('../lib/process-exists')
 
 const LOCK_STALE_MS = 30000
 const PROCESS_EVERY = 10
-
-function processExists (pid) {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (err) {
-    return err.code === 'EPERM'
-  }
-}
 
 async function readJson (file) {
   try {
