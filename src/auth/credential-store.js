@@ -243,20 +243,22 @@ function createCredentialStore ({ config, storage, logger, hooks = {} }) {
     const key = colon < 0 ? '' : decoded.slice(0, colon)
     const names = [`addr:${address}`, `key:${key}`]
     const now = Date.now()
-    let wait = blockedFor(names, now)
+    const refuseIfBlocked = () => {
+      const wait = blockedFor(names, Date.now())
+      if (wait) throw errors.TooManyRequests(`too many failed authentication attempts; retry in ${wait} s`, { headers: { 'Retry-After': String(wait) } })
+    }
     let proven = false
-    if (wait > 0 || !isClean(names[0], now)) {
-      proven = await shared.seen(digest)
-      // other requests went on meanwhile: the limits are read again
-      wait = proven ? 0 : blockedFor(names, Date.now())
-    }
-    if (wait) {
-      throw errors.TooManyRequests(`too many failed authentication attempts; retry in ${wait} s`, { headers: { 'Retry-After': String(wait) } })
-    }
+    if (blockedFor(names, now) > 0 || !isClean(names[0], now)) proven = await shared.seen(digest)
+    // Each await (the look at the shared files, a refresh for a key not
+    // known yet) lets other requests through: the limits are read after it,
+    // or concurrent first requests all pass before any counts (measured: 16
+    // and 26 wrong secrets checked against a limit of 10 per worker).
+    if (!proven) refuseIfBlocked()
     let credential = colon < 0 ? undefined : byKey.get(key)
     if (!credential && colon >= 0) {
       try { await refresh({ minGapMs: MISS_REFRESH_MIN_MS }) } catch (err) { logger.warn({ err }, 'credential refresh failed') }
       credential = byKey.get(key)
+      if (!proven) refuseIfBlocked()
     }
     const secret = decoded.slice(colon + 1)
     // scrypt pads a short secret with zero bytes, so "s" and "s\0" would

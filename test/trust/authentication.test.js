@@ -185,3 +185,14 @@ test('a header another worker of the host verified is served from an address ove
   assert.ok(shared.length >= 32, 'something was shared')
   assert.ok(!shared.includes(crypto.createHash('sha256').update(basic(ADMIN.user, ADMIN.password)).digest()), 'no plain SHA-256 of the header on disk')
 })
+
+test('concurrent wrong secrets for a key this worker has not loaded yet are checked no more than the limit allows', async () => {
+  const first = await startLrs()
+  // a second worker on the store, which learns of new keys only when a request names one
+  const second = await startLrs({ ...first.storeEnv, LRS_CREDENTIAL_POLL_MS: '60000', LRS_AUTH_MAX_FAILURES: '10', LRS_REFUSALS_PER_SECOND: '10000' })
+  const created = await first.http('/admin/credentials', { method: 'POST', body: { key: 'fresh', scopes: ['all'] } })
+  assert.equal(created.status, 201)
+  const answers = await Promise.all(Array.from({ length: 40 }, (_, i) => second.client('/statements?limit=1', { auth: ['fresh', `wrong-${i}`] }).then((r) => r.status)))
+  assert.equal(answers.filter((s) => s === 401).length, 10, `answers: ${answers.join(' ')}`)
+  assert.equal((await second.client('/statements?limit=1', { auth: ['fresh', created.json.secret] })).status, 429, 'this address is over its limit now')
+})
