@@ -30,14 +30,14 @@ const { processExists } = require('../lib/process-exists')
 
 const DIGEST_BYTES = 32
 const MAX_KNOWN = 50000 // digests remembered from the other workers
-const MAX_OWN = 20000 // entries in this worker's file before it is written again from what it holds
+const MAX_OWN = 20000 // digests this worker remembers sharing; its file is written again from them past twice as many
 const READ_GAP_MS = 20 // between two reads of the other workers' files
 
-function createSharedVerifications ({ dataDir, key, logger }) {
+function createSharedVerifications ({ dataDir, key, logger, maxOwn = MAX_OWN }) {
   const dir = path.join(dataDir, 'auth')
   const own = path.join(dir, `verified-${process.pid}-${crypto.randomBytes(4).toString('hex')}.bin`)
   const hmacKey = key ? Buffer.from(key) : crypto.randomBytes(32)
-  const mine = new BoundedMap(MAX_OWN) // what this worker shared (base64 digest -> Buffer)
+  const mine = new BoundedMap(maxOwn) // what this worker shared (base64 digest -> Buffer)
   const known = new BoundedMap(MAX_KNOWN) // what the others shared
   const files = new Map() // file name -> { ino, offset } of what has been read
   let ownEntries = 0
@@ -77,9 +77,10 @@ function createSharedVerifications ({ dataDir, key, logger }) {
     const bytes = Buffer.from(digest, 'base64')
     mine.set(digest, bytes)
     writing = writing.then(async () => {
-      if (ownEntries >= MAX_OWN) {
+      if (ownEntries >= 2 * maxOwn) {
         // written whole and renamed over: a reader sees the new file (its
-        // inode changed) and reads it from the start
+        // inode changed) and reads it from the start. It then holds at
+        // most maxOwn, so the next rewrite is at least maxOwn shares away.
         const tmp = `${own}.${crypto.randomBytes(4).toString('hex')}.tmp`
         await fs.promises.writeFile(tmp, Buffer.concat([...mine.values()]), { mode: 0o600 })
         await fs.promises.rename(tmp, own)
