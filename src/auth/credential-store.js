@@ -1,3 +1,5 @@
+'use strict'
+
 // Verifies HTTP Basic credentials without a database read per request and
 // without letting wrong secrets cost much, or lock valid clients out:
 // - credentials are held in memory; the collection is re-read when its
@@ -57,7 +59,7 @@ function createCredentialStore ({ config, storage, logger, hooks = {} }) {
   const verified = new BoundedMap(MAX_REMEMBERED) // digest(header) -> credential
   const failed = new BoundedMap(MAX_REMEMBERED) // digest(header) -> key
   const failures = new BoundedMap(MAX_REMEMBERED) // "key:<k>" | "addr:<a>" -> { count, until }
-  const pending = new Map() // sha256(header) -> verification in progress
+  const pending = new Map() // digest(header) -> verification in progress
   const attempts = new Map() // "key:<k>" | "addr:<a>" -> verifications in flight
   const usesNoted = new BoundedMap(MAX_REMEMBERED) // key -> when this worker last wrote its use
   let timer = null

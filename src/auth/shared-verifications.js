@@ -32,6 +32,7 @@ const DIGEST_BYTES = 32
 const MAX_KNOWN = 50000 // digests remembered from the other workers
 const MAX_OWN = 20000 // digests this worker remembers sharing; its file is written again from them past twice as many
 const READ_GAP_MS = 20 // between two reads of the other workers' files
+const FILE_NAME = /^verified-(\d+)-[0-9a-f]+\.bin$/ // verified-<pid>-<random>.bin
 
 function createSharedVerifications ({ dataDir, key, logger, maxOwn = MAX_OWN }) {
   const dir = path.join(dataDir, 'auth')
@@ -56,7 +57,7 @@ function createSharedVerifications ({ dataDir, key, logger, maxOwn = MAX_OWN }) 
       await fs.promises.mkdir(dir, { recursive: true, mode: 0o700 })
       // files of workers that are gone (killed, or of an earlier start)
       for (const name of await fs.promises.readdir(dir)) {
-        const m = /^verified-(\d+)-[0-9a-f]+\.bin$/.exec(name)
+        const m = FILE_NAME.exec(name)
         if (m && Number(m[1]) !== process.pid && !processExists(Number(m[1]))) await fs.promises.rm(path.join(dir, name), { force: true })
       }
       await fs.promises.writeFile(own, Buffer.alloc(0), { mode: 0o600 })
@@ -119,7 +120,7 @@ function createSharedVerifications ({ dataDir, key, logger, maxOwn = MAX_OWN }) 
   }
 
   async function readOthers () {
-    const names = (await fs.promises.readdir(dir)).filter((n) => /^verified-\d+-[0-9a-f]+\.bin$/.test(n) && path.join(dir, n) !== own)
+    const names = (await fs.promises.readdir(dir)).filter((n) => FILE_NAME.test(n) && path.join(dir, n) !== own)
     for (const name of files.keys()) if (!names.includes(name)) files.delete(name)
     for (const name of names) {
       let handle
