@@ -15,6 +15,7 @@ const { aboutRoutes } = require('./resources/about/about-routes')
 const { xapiResourceRoutes } = require('./resources/routes')
 const { alternateRequestSyntax } = require('./http/alternate-syntax')
 const { consistentThrough } = require('./resources/statements/statements-routes')
+const { storesRoutes } = require('./admin/stores-routes')
 const { adminRoutes } = require('./admin/admin-routes')
 const { metricsRoutes } = require('./metrics/metrics-routes')
 const { requestMetrics } = require('./metrics/request-metrics')
@@ -41,6 +42,8 @@ function createApp (deps) {
     // xapi-version.js, alternate-syntax.js and load-shedding.js, before the routes
     errors: [errors.InvalidVersionHeader, errors.BadRequest, errors.TooManyRequests]
   })
+  // /admin/stores first: its routes need `stores/admin`, not `admin`
+  const stores = table.router('/admin', storesRoutes(deps), { tag: 'Stores' })
   const admin = table.router('/admin', adminRoutes(deps), { tag: 'Admin', scope: 'admin' })
   const openapi = openapiDocument({ version: packageVersion, routes: table.routes() })
   const openapiJson = JSON.stringify(openapi)
@@ -79,6 +82,7 @@ function createApp (deps) {
   const adminRouter = express.Router({ caseSensitive: true })
   adminRouter.use(paced(authenticate(credentials)))
   adminRouter.use(express.json({ limit: '1mb' }))
+  adminRouter.use(stores)
   adminRouter.use(admin)
   app.use('/admin', adminRouter)
 

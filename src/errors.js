@@ -48,6 +48,8 @@ const errors = {
   ConflictingStatement: define('LRS_ERR_STATEMENT_CONFLICT', 409, 'A different statement with this id is already stored'),
   DocumentConflict: define('LRS_ERR_DOCUMENT_CONFLICT', 409, 'The document exists: send If-Match with its ETag (or If-None-Match: *) to change it'),
   CredentialExists: define('LRS_ERR_CREDENTIAL_EXISTS', 409, 'A credential with this key exists'),
+  StoreExists: define('LRS_ERR_STORE_EXISTS', 409, 'A store with this id exists'),
+  StoreLimit: define('LRS_ERR_STORE_LIMIT', 409, 'This LRS holds as many stores as it can'),
   CredentialManaged: define('LRS_ERR_CREDENTIAL_MANAGED', 409, 'This credential is the bootstrap credential (LRS_ADMIN_USER); it is set from the configuration at start'),
   PreconditionFailed: define('LRS_ERR_PRECONDITION_FAILED', 412, 'Precondition failed'),
   PayloadTooLarge: define('LRS_ERR_PAYLOAD_TOO_LARGE', 413, 'Request body too large'),

@@ -35,7 +35,7 @@ function agentsRoutes ({ storage, validator }) {
     responses: { 200: response('What was removed.', { content: json(schema('ErasureResult')) }) },
     async handler (req, res, { query }) {
       const agent = validator.parseActorParam(query.agent, '2.0.0')
-      const result = await eraseAgent(storage, agent)
+      const result = await eraseAgent(storage, agent, { store: req.credential.store })
       req.log.info({ audit: 'agent-erased', agentDigest: result.agentDigest, removed: result.removed }, 'agent erased')
       res.json(result)
     }

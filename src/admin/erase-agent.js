@@ -11,6 +11,7 @@
 const crypto = require('node:crypto')
 const { agentKey } = require('../resources/agents/agent-keys')
 const { queryFields } = require('../resources/statements/query-fields')
+const { qualify } = require('../stores/store-keys')
 
 const PAGE = 500
 
@@ -26,28 +27,29 @@ function agentDigest (key) {
 }
 
 // The ids of the statements the agent appears in other than as their
-// authority, a page at a time.
-async function * idPages (storage, key) {
+// authority, a page at a time, in `store` (its number).
+async function * idPages (storage, key, store) {
   let after = null
   for (;;) {
-    const rows = await storage.statements.findByAgent(key, { after, limit: PAGE })
+    const rows = await storage.statements.findByAgent(key, { after, limit: PAGE, store })
     if (!rows.length) return
     after = rows[rows.length - 1].position
     yield rows.filter((r) => appearsIn(r.body, key)).map((r) => r.id)
   }
 }
 
-async function eraseAgent (storage, agent) {
+// `store`: the number of the store it is erased from (0, the default one).
+async function eraseAgent (storage, agent, { store = 0 } = {}) {
   const key = agentKey(agent)
   const removed = { statements: 0, attachments: 0, forwardingEntries: 0, stateDocuments: 0, agentProfileDocuments: 0 }
-  for await (const ids of idPages(storage, key)) {
+  for await (const ids of idPages(storage, key, store)) {
     if (!ids.length) continue
     const counts = await storage.statements.erase(ids)
     removed.statements += counts.statements
     removed.attachments += counts.attachments
     removed.forwardingEntries += counts.forwardingEntries
   }
-  const documents = await storage.documents.eraseAgent(key)
+  const documents = await storage.documents.eraseAgent(qualify(store, key))
   removed.stateDocuments = documents.state
   removed.agentProfileDocuments = documents.agentProfile
   return { agentDigest: agentDigest(key), removed }
@@ -57,11 +59,11 @@ async function eraseAgent (storage, agent) {
 // --dry-run`): the statements it would find the same way, and the
 // documents. Attachments and forwarding entries are counted by the erasure
 // itself (which of them another statement still uses is known only then).
-async function previewErasure (storage, agent) {
+async function previewErasure (storage, agent, { store = 0 } = {}) {
   const key = agentKey(agent)
   let statements = 0
-  for await (const ids of idPages(storage, key)) statements += ids.length
-  const documents = await storage.documents.countAgent(key)
+  for await (const ids of idPages(storage, key, store)) statements += ids.length
+  const documents = await storage.documents.countAgent(qualify(store, key))
   return { agentDigest: agentDigest(key), wouldRemove: { statements, stateDocuments: documents.state, agentProfileDocuments: documents.agentProfile } }
 }
 

@@ -5,10 +5,14 @@
 //   GET  /admin/forwarding/dead-letters          statements an upstream refused for good
 //   POST /admin/forwarding/dead-letters/replay   puts them back in the outbox
 //   POST /admin/forwarding/dead-letters/discard  drops them (the statements stay stored)
+// Forwarding is the whole LRS's (LRS_FORWARD_URLS, every store's
+// statements): only the default store's admins and `stores/admin` see it.
 
 const { parameter: p } = require('../validation/query-parameters')
 const { json, schema, response } = require('../http/openapi-parts')
 const { parseUpstream } = require('../forwarding/forwarder')
+const { errors } = require('../errors')
+const { allows } = require('../auth/scopes')
 
 const MAX_LIST = 1000
 
@@ -19,7 +23,18 @@ const LIST = {
 }
 const listParams = ({ upstream, limit = MAX_LIST }) => ({ upstream: upstream || null, limit })
 
-function forwardingRoutes ({ config, storage }) {
+function forwardingRoutes (deps) {
+  return routesOf(deps).map((route) => ({
+    ...route,
+    errors: [...(route.errors || []), errors.Forbidden],
+    handler (req, res, input) {
+      if ((req.credential.store || 0) !== 0 && !allows(req.credential.scopes, 'stores')) throw errors.Forbidden('forwarding is the whole LRS\'s: a credential of the default store or with stores/admin manages it')
+      return route.handler(req, res, input)
+    }
+  }))
+}
+
+function routesOf ({ config, storage }) {
   // named as in the metrics and dead letters; never with their credentials
   const upstreams = config.forwardUrls.map((u) => parseUpstream(u).id)
   return [{

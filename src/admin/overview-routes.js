@@ -15,6 +15,7 @@ const { toUtcTimestamp } = require('../validation/formats')
 const { json, schema, response } = require('../http/openapi-parts')
 const { authorityFor } = require('../auth/basic-auth')
 const { agentKey } = require('../resources/agents/agent-keys')
+const { storageQueryFields } = require('../stores/store-keys')
 const { statementQuery } = require('../storage/statement-query')
 
 const HOUR_MS = 3600000
@@ -38,10 +39,10 @@ function overviewRoutes ({ config, storage }) {
   // The top verbs, each with the display of the newest statement (not
   // voided) that has it, in parallel (the engines' verb index, newest
   // first, limit 1).
-  function withDisplays (verbs) {
+  function withDisplays (verbs, store) {
     const deadline = Date.now() + config.queryTimeoutMs
     return Promise.all(verbs.map(async ({ verb, count }) => {
-      const [row] = await storage.statements.query(statementQuery({ verb, limit: 1 }), { deadline })
+      const [row] = await storage.statements.query(statementQuery(storageQueryFields({ verb, limit: 1 }, store)), { deadline })
       const newest = row && JSON.parse(row.body).verb
       return { verb, count, display: newest && newest.id === verb ? displayOf(newest) : null }
     }))
@@ -66,9 +67,11 @@ function overviewRoutes ({ config, storage }) {
       const since = query.since === undefined ? until - DEFAULT_RANGE_MS : asMs(query.since)
       if (!(since < until)) throw errors.InvalidParameter('since must be before until')
       if (until - since > MAX_RANGE_MS) throw errors.InvalidParameter('the range is at most 7 days')
-      const credentials = await storage.credentials.all()
+      // the credential's store's counts, and its credentials
+      const store = req.credential.store || 0
+      const credentials = (await storage.credentials.all()).filter((c) => (c.store || 0) === store)
       const keyOf = new Map(credentials.map((c) => [agentKey(authorityFor(c, config)), c.key]))
-      const counts = await storage.statements.aggregate({ since: new Date(since), until: new Date(until), authorityKeys: [...keyOf.keys()], top: TOP })
+      const counts = await storage.statements.aggregate({ since: new Date(since), until: new Date(until), authorityKeys: [...keyOf.keys()], top: TOP, store })
       const perCredential = new Map()
       for (const { authorityKey, count } of counts.authorities) {
         const key = keyOf.get(authorityKey) ?? null
@@ -79,7 +82,7 @@ function overviewRoutes ({ config, storage }) {
         until: new Date(until).toISOString(),
         total: counts.total,
         hours: counts.hours.map((h) => ({ start: h.start.toISOString(), count: h.count })),
-        verbs: await withDisplays(counts.verbs),
+        verbs: await withDisplays(counts.verbs, store),
         activities: counts.activities,
         credentials: [...perCredential].map(([key, count]) => ({ key, count })).sort((a, b) => b.count - a.count)
       })

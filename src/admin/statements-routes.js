@@ -31,7 +31,7 @@ function statementsRoutes ({ storage, logger }) {
     path: '/statements/export',
     operationId: 'exportStatements',
     summary: 'Export statements as NDJSON',
-    description: 'Every statement stored in the range, voided ones included, one JSON statement (with `stored` and `authority`) per line, streamed. ' +
+    description: 'Every statement of the credential\'s store stored in the range, voided ones included, one JSON statement (with `stored` and `authority`) per line, streamed. ' +
       'A failure after the first line cuts the stream short.',
     query: {
       since: { schema: p.timestamp, description: 'Only statements stored after this instant.' },
@@ -39,7 +39,7 @@ function statementsRoutes ({ storage, logger }) {
     },
     responses: { 200: response('The statements.', { content: { 'application/x-ndjson': { schema: { type: 'string' } } } }) },
     async handler (req, res, { query }) {
-      const range = { since: asDate(query.since), until: asDate(query.until) }
+      const range = { since: asDate(query.since), until: asDate(query.until), store: req.credential.store || 0 } // the credential's store
       const chunks = exportStatements(storage.statements, range)
       // The first page is read before the status is sent, so a failing
       // store still gets a proper error answer.

@@ -40,6 +40,7 @@
 //   waited for; one that fails is logged and the request goes on.
 
 const { errors } = require('../errors')
+const { DEFAULT_STORE } = require('../stores/store-keys')
 const { hashSecret, verifySecret } = require('./secrets')
 const { BoundedMap } = require('../lib/bounded-map')
 const { createSharedVerifications } = require('./shared-verifications')
@@ -72,7 +73,7 @@ function createCredentialStore ({ config, storage, logger, hooks = {} }) {
   let running = false
 
   if (config.adminUser) {
-    byKey.set(config.adminUser, { key: config.adminUser, secretHash: hashSecret(config.adminPassword), scopes: ['all', 'admin'] })
+    byKey.set(config.adminUser, { key: config.adminUser, secretHash: hashSecret(config.adminPassword), scopes: ['all', 'admin', 'stores/admin'], store: DEFAULT_STORE })
   }
 
   // What was remembered of one key's headers, when that key changed or
@@ -100,7 +101,7 @@ function createCredentialStore ({ config, storage, logger, hooks = {} }) {
     for (const row of rows) {
       seen.add(row.key)
       const current = byKey.get(row.key)
-      if (!current || current.secretHash !== row.secretHash || String(current.scopes) !== String(row.scopes)) {
+      if (!current || current.secretHash !== row.secretHash || String(current.scopes) !== String(row.scopes) || current.store !== row.store) {
         byKey.set(row.key, row)
         forgetVerifications(row.key)
       }

@@ -6,7 +6,9 @@
 // API, which `all` does not include (xAPI's scopes are about xAPI
 // resources), and GET /metrics, which `admin` includes: Prometheus needs a
 // key that reads figures, not one that can create credentials and erase
-// learners.
+// learners. A credential belongs to one store (src/stores/) and its
+// scopes apply there; `stores/admin` manages the stores themselves and the
+// credentials of any of them (the bootstrap credential has it).
 const NEEDS = {
   'statements:read': ['all', 'all/read', 'statements/read', 'statements/read/mine'],
   'statements:write': ['all', 'statements/write'],
@@ -16,6 +18,7 @@ const NEEDS = {
   'profile:write': ['all', 'profile'],
   'define:read': ['all', 'all/read', 'define', 'profile', 'statements/read'],
   admin: ['admin'],
+  stores: ['stores/admin'],
   metrics: ['admin', 'metrics']
 }
 

@@ -4,6 +4,7 @@
 // errors, the configuration and the store.
 
 const { loadConfig } = require('../config')
+const { storeDirectory } = require('../stores/store-directory')
 const { createToolLogger } = require('../logger')
 const { openStorage } = require('../storage')
 
@@ -45,4 +46,11 @@ async function withStorage (config, fn) {
   }
 }
 
-module.exports = { action, usageError, configOf, withStorage }
+// The number of the store `--store <id>` names (the default store's when
+// not given); an unknown id is NotFound.
+async function storeNumber (storage, id) {
+  if (id === undefined) return 0
+  return (await storeDirectory(storage).byId(id)).number
+}
+
+module.exports = { action, usageError, configOf, withStorage, storeNumber }

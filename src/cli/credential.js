@@ -12,7 +12,8 @@ const { errors } = require('../errors')
 const { hashSecretAsync } = require('../auth/secrets')
 const { KNOWN_SCOPES } = require('../auth/scopes')
 const { KEY_PATTERN } = require('../auth/credential-rules')
-const { action, usageError, configOf, withStorage } = require('./common')
+const { action, usageError, configOf, withStorage, storeNumber } = require('./common')
+const { storeDirectory } = require('../stores/store-directory')
 const { readSecret } = require('./secret-input')
 const { auditLogger } = require('./audit')
 const { formatTable } = require('./table')
@@ -45,15 +46,18 @@ async function create (io, cmd, key, options) {
   const config = configOf(io)
   assertNotBootstrap(config, key)
   return withStorage(config, async (storage) => {
-    const exists = (await storage.credentials.all()).some((c) => c.key === key)
+    const existing = (await storage.credentials.all()).find((c) => c.key === key)
+    const exists = existing !== undefined
     if (exists && !options.force) throw errors.CredentialExists(`a credential "${key}" exists: add --force to replace its secret and scopes`)
+    // a replaced credential stays in its store unless --store says another
+    const store = options.store === undefined && exists ? existing.store || 0 : await storeNumber(storage, options.store)
     const { secret, generated, problem } = await readSecret(io, options)
     if (problem) usageError(cmd, problem)
-    const credential = { key, secretHash: await hashSecretAsync(secret), scopes }
+    const credential = { key, secretHash: await hashSecretAsync(secret), scopes, store }
     if (options.force) await storage.credentials.upsert(credential)
     else if (!await storage.credentials.create(credential)) throw errors.CredentialExists(`a credential "${key}" exists: add --force to replace its secret and scopes`)
     const replaced = exists && options.force
-    auditLogger(config).info({ audit: replaced ? 'credential-replaced' : 'credential-created', key, scopes }, replaced ? 'credential replaced' : 'credential created')
+    auditLogger(config).info({ audit: replaced ? 'credential-replaced' : 'credential-created', key, store: (await storeDirectory(storage).ids()).get(store), scopes }, replaced ? 'credential replaced' : 'credential created')
     io.stdout.write(`credential "${key}" ${replaced ? 'replaced' : 'created'} with scopes ${scopes.join(', ')}\n`)
     if (generated) io.stdout.write(`secret: ${secret}\n(shown once: it is stored hashed)\n`)
     return 0
@@ -64,8 +68,9 @@ async function list (io, options) {
   const config = configOf(io)
   return withStorage(config, async (storage) => {
     const all = await storage.credentials.all()
+    const ids = await storeDirectory(storage).ids()
     const iso = (date) => date ? date.toISOString() : null
-    const rows = all.map((c) => ({ key: c.key, scopes: c.scopes, createdAt: iso(c.createdAt), lastUsedAt: iso(c.lastUsedAt), bootstrap: c.key === config.adminUser }))
+    const rows = all.map((c) => ({ key: c.key, store: ids.get(c.store || 0), scopes: c.scopes, createdAt: iso(c.createdAt), lastUsedAt: iso(c.lastUsedAt), bootstrap: c.key === config.adminUser }))
     if (options.json) {
       io.stdout.write(JSON.stringify(rows, null, 2) + '\n')
       return 0
@@ -75,7 +80,7 @@ async function list (io, options) {
       return 0
     }
     // LAST USED: to within a minute (credential-store.js)
-    io.stdout.write(formatTable(['KEY', 'CREATED', 'LAST USED', 'SCOPES'], rows.map((r) => [r.key + (r.bootstrap ? ' (bootstrap)' : ''), r.createdAt || '-', r.lastUsedAt || 'never', r.scopes.join(',')])))
+    io.stdout.write(formatTable(['KEY', 'STORE', 'CREATED', 'LAST USED', 'SCOPES'], rows.map((r) => [r.key + (r.bootstrap ? ' (bootstrap)' : ''), r.store, r.createdAt || '-', r.lastUsedAt || 'never', r.scopes.join(',')])))
     return 0
   })
 }
@@ -124,6 +129,7 @@ Examples:
     .option('--scopes <list>', SCOPES_HELP, 'all')
     .option('--secret-env <name>', 'read the secret from this environment variable')
     .option('--generate', 'make up a random secret and print it once')
+    .option('--store <id>', 'the store it belongs to (lrs store list); the default store, or the replaced credential\'s, when omitted')
     .option('--force', 'replace the secret and scopes of an existing key')
     .addHelpText('after', `
 Examples:

@@ -5,7 +5,7 @@
 // undone, so the command line says which: --dry-run counts what would go,
 // --yes erases. The audit line names the agent by a digest only.
 
-const { action, usageError, configOf, withStorage } = require('./common')
+const { action, usageError, configOf, withStorage, storeNumber } = require('./common')
 const { createStatementValidator } = require('../validation/statement-validator')
 const { eraseAgent, previewErasure } = require('../admin/erase-agent')
 const { auditLogger } = require('./audit')
@@ -24,12 +24,13 @@ async function eraseCommand (io, cmd, agentJson, options) {
     usageError(cmd, `${err.message} (e.g. '{"mbox":"mailto:learner@example.com"}')`)
   }
   return withStorage(config, async (storage) => {
+    const store = await storeNumber(storage, options.store)
     if (options.dryRun) {
-      const { wouldRemove } = await previewErasure(storage, agent)
+      const { wouldRemove } = await previewErasure(storage, agent, { store })
       io.stdout.write(`would remove ${describe(wouldRemove)}, with the attachments and forwarding entries only those statements have; nothing was removed (run again with --yes)\n`)
       return 0
     }
-    const result = await eraseAgent(storage, agent)
+    const result = await eraseAgent(storage, agent, { store })
     auditLogger(config).info({ audit: 'agent-erased', agentDigest: result.agentDigest, removed: result.removed }, 'agent erased')
     io.stdout.write(`removed ${describe(result.removed)}\n`)
     return 0
@@ -41,6 +42,7 @@ function register (program, io) {
     .summary('remove everything about one agent (right to be forgotten)')
     .description('Remove every statement an agent appears in (as actor, object, group member, instructor, team, context agent, in sub-statements), its State and Agent Profile documents, attachments no other statement uses and pending forwarding entries. Statements where it is only the authority stay. Cannot be undone.')
     .argument('<agent>', 'the agent as JSON (an Agent or identified Group: mbox, mbox_sha1sum, openid or account)')
+    .option('--store <id>', 'in this store (lrs store list); the default store when omitted')
     .option('--dry-run', 'count what would be removed; remove nothing')
     .option('--yes', 'remove it (required: erasure cannot be undone)')
     .addHelpText('after', `

@@ -6,7 +6,7 @@
 const fs = require('node:fs')
 const { once } = require('node:events')
 const { InvalidArgumentError } = require('commander')
-const { action, configOf, withStorage } = require('./common')
+const { action, configOf, withStorage, storeNumber } = require('./common')
 const { exportStatements } = require('../transfer/export-statements')
 
 function timestamp (value) {
@@ -21,7 +21,8 @@ async function exportCommand (io, options) {
   const out = options.out ? fs.createWriteStream(options.out) : io.stdout
   let lines = 0
   await withStorage(config, async (storage) => {
-    for await (const chunk of exportStatements(storage.statements, range)) {
+    const store = await storeNumber(storage, options.store)
+    for await (const chunk of exportStatements(storage.statements, { ...range, store })) {
       lines += chunk.split('\n').length - 1
       if (!out.write(chunk)) await once(out, 'drain')
     }
@@ -37,6 +38,7 @@ function register (program, io) {
     .description('Write the statements of the store as NDJSON (one statement a line, in stored order, with ids, stored and authority), to stdout or a file. "lrs import" reads it back.')
     .option('--since <iso>', 'only statements stored after this time', timestamp)
     .option('--until <iso>', 'only statements stored at or before this time', timestamp)
+    .option('--store <id>', 'the statements of this store (lrs store list); the default store\'s when omitted')
     .option('--out <file>', 'write to this file instead of stdout')
     .addHelpText('after', `
 Examples:

@@ -7,7 +7,7 @@
 // reasons. Exit code 1 when any statement was rejected.
 
 const fs = require('node:fs')
-const { action, configOf, withStorage } = require('./common')
+const { action, configOf, withStorage, storeNumber } = require('./common')
 const { createStatementValidator } = require('../validation/statement-validator')
 const { importFiles } = require('../transfer/import-statements')
 const { fileCheckpoints } = require('../transfer/checkpoints')
@@ -32,12 +32,14 @@ async function importCommand (io, files, options) {
       // schemas (as the bulk-load bench's raw insert baseline does).
       const started = Date.now()
       show = io.stderr.isTTY ? progressLine(sizes, { write: (text) => io.stderr.write(text) }) : () => {}
+      const store = await storeNumber(storage, options.store)
       summary = await importFiles(files, {
         storage,
+        store,
         validator,
         importAuthority: { objectType: 'Agent', name: 'import', account: { homePage: config.authorityHomePage, name: 'import' } },
         limits: { maxDepth: config.maxJsonDepth, maxStringLength: config.maxStringLength, maxStatementBytes: config.maxStatementBytes },
-        checkpoints: fileCheckpoints(config.dataDir, { restart: options.restart }),
+        checkpoints: fileCheckpoints(config.dataDir, { restart: options.restart, store }),
         onProgress: (p) => show(p),
         onReject: (r) => {
           const reason = r.reason.replace(/[0-9a-f]{8}-[0-9a-f-]{27}/g, '<id>')
@@ -71,6 +73,7 @@ function register (program, io) {
     .summary('load statement files into the store')
     .description('Load statement files (NDJSON, as "lrs export" writes, or JSON arrays) into the store, keeping their ids, stored and authority. Statements already stored are skipped, so a second run changes nothing; an interrupted run resumes where it stopped. Exit code 1 when a statement was rejected.')
     .argument('<files...>', 'NDJSON or JSON array files')
+    .option('--store <id>', 'into this store (lrs store list); the default store when omitted')
     .option('--restart', 'start each file from its beginning, not from where an earlier run stopped')
     .option('--rejects <file>', 'write each rejected statement, with its reason, to this NDJSON file')
     .addHelpText('after', `

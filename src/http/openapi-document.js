@@ -203,6 +203,7 @@ function bodySchemas (routes) {
 
 const object = (properties, required = [], extra = {}) => ({ type: 'object', properties, ...(required.length ? { required } : {}), ...extra })
 const SCOPES = { type: 'array', minItems: 1, uniqueItems: true, items: schema('Scope') }
+const STORE_ID_FIELD = { type: 'string', description: 'The id of the store the credential belongs to (`default`: the store everything was in before stores).' }
 
 function schemas () {
   const identifiers = { type: 'array', items: { type: 'string' } }
@@ -250,16 +251,24 @@ function schemas () {
       properties: { content: { type: 'string' } },
       additionalProperties: { type: 'string' }
     },
-    Scope: { enum: [...KNOWN_SCOPES], description: 'xAPI Communication 4.2 scopes, and `admin` (this LRS\'s /admin API and /metrics, not included in `all`).' },
+    Scope: { enum: [...KNOWN_SCOPES], description: 'xAPI Communication 4.2 scopes, `admin` (this LRS\'s /admin API and /metrics for the credential\'s store, not included in `all`) and `stores/admin` (the stores, and the credentials of every store).' },
     Credential: object({
       key: { type: 'string' },
+      store: STORE_ID_FIELD,
       scopes: SCOPES,
       createdAt: { type: ['string', 'null'], format: 'date-time' },
       lastUsedAt: { type: ['string', 'null'], format: 'date-time', description: 'When a request last authenticated with it, to within a minute; null: never (or not since this LRS began keeping it).' },
       bootstrap: { type: 'boolean', description: 'The credential of LRS_ADMIN_USER, managed by the configuration.' }
-    }, ['key', 'scopes', 'createdAt', 'lastUsedAt', 'bootstrap']),
+    }, ['key', 'store', 'scopes', 'createdAt', 'lastUsedAt', 'bootstrap']),
     CredentialList: object({ credentials: { type: 'array', items: schema('Credential') } }, ['credentials']),
-    NewCredential: object({ key: { type: 'string' }, secret: { type: 'string' }, scopes: SCOPES, createdAt: DATE_TIME }, ['key', 'secret', 'scopes', 'createdAt']),
+    NewCredential: object({ key: { type: 'string' }, store: STORE_ID_FIELD, secret: { type: 'string' }, scopes: SCOPES, createdAt: DATE_TIME }, ['key', 'store', 'secret', 'scopes', 'createdAt']),
+    Store: object({
+      id: { type: 'string', description: 'How the API names the store.' },
+      name: { type: 'string' },
+      createdAt: { type: ['string', 'null'], format: 'date-time' },
+      statements: { type: 'integer', minimum: 0, description: 'Statements stored in it, voided ones included.' }
+    }, ['id', 'name', 'createdAt', 'statements']),
+    StoreList: object({ stores: { type: 'array', items: schema('Store') } }, ['stores']),
     CredentialScopesResult: object({ key: { type: 'string' }, scopes: SCOPES }, ['key', 'scopes']),
     ErasureResult: object({
       agentDigest: { type: 'string', description: 'The agent\'s name in the audit log.' },

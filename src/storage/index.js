@@ -4,7 +4,7 @@
 // engine the configuration picks. Nothing outside src/storage/ knows an
 // engine. Each engine returns:
 //   statements   storeBatch, insertStored, restamp, findOne, findBodies,
-//                findReferencedIds, findIdsReferencing, query(q, { deadline })
+//                findReferencedIds, findIdsReferencing, query(q, { deadline }), count({ store })
 //                (src/storage/statement-query.js), findByAgent, erase, scan,
 //                aggregate({ since, until, authorityKeys, top }): for the whole
 //                hours from since's to until's, { total (all stored),
@@ -19,6 +19,9 @@
 //   outbox       lease, release, remove, deadLetter, listDeadLetters,
 //                replayDeadLetters, discardDeadLetters, stats (entries are written by storeBatch)
 //   settings     getOrCreate
+//   stores       create({ id, name }) -> 'created' | 'taken' (the id) | 'full' (no more stores),
+//                all() [{ number, id, name, createdAt }]
+//                (src/stores/store-keys.js: how the stores' data is kept apart)
 // and kind ('sqlite' | 'mongodb'), ready (a promise), ping(), close(),
 // writerRestarting() (true while writes wait for a writer being replaced).
 // Engine failures reach callers as

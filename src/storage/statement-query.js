@@ -11,6 +11,8 @@
 //   authorityKey                          only statements stored with this authority
 //   orIds                                 ids that match besides the filters (Communication 2.1.4)
 //   limit                                 rows to return
+//   store                                 the store's number (0: the default store); orIds
+//                                         come qualified with it (src/stores/store-keys.js)
 // Values are checked here once more, so nothing but a literal of the
 // expected type can reach an engine's filter, whatever the caller did.
 
@@ -48,6 +50,9 @@ function statementQuery (fields) {
   const orIds = fields.orIds || []
   if (!Array.isArray(orIds) || orIds.some((id) => typeof id !== 'string')) fail('orIds')
   q.orIds = orIds
+  const store = fields.store === undefined ? 0 : fields.store
+  if (!Number.isInteger(store) || store < 0) fail('store')
+  q.store = store
   if (!Number.isInteger(fields.limit) || fields.limit < 1) fail('limit')
   q.limit = fields.limit
   return Object.freeze(q)

@@ -1,16 +1,17 @@
 'use strict'
 
 // Where an import of a file got to: LRS_DATA_DIR/imports/<hash>.json,
-// named after the file's absolute path, and valid only while the file
-// keeps its size and modification time.
+// named after the file's absolute path (and the store it goes to, but
+// the default one), and valid only while the file keeps its size and
+// modification time.
 
 const fs = require('node:fs')
 const path = require('node:path')
 const crypto = require('node:crypto')
 
-function fileCheckpoints (dataDir, { restart = false } = {}) {
+function fileCheckpoints (dataDir, { restart = false, store = 0 } = {}) {
   const dir = path.join(dataDir, 'imports')
-  const nameOf = (file) => path.join(dir, crypto.createHash('sha1').update(path.resolve(file)).digest('hex') + '.json')
+  const nameOf = (file) => path.join(dir, crypto.createHash('sha1').update(path.resolve(file) + (store ? `\0${store}` : '')).digest('hex') + '.json')
   const identity = async (file) => {
     const st = await fs.promises.stat(file)
     return { file: path.resolve(file), size: st.size, mtimeMs: st.mtimeMs }

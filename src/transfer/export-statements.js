@@ -10,11 +10,11 @@ const { withStored } = require('../resources/statements/statement-record')
 
 const PAGE = 1000
 
-// Yields strings of whole lines.
-async function * exportStatements (statements, { since = null, until = null } = {}) {
+// Yields strings of whole lines, of one store (`store`: its number).
+async function * exportStatements (statements, { since = null, until = null, store = 0 } = {}) {
   let after = null
   for (;;) {
-    const rows = await statements.scan({ since, until, after, limit: PAGE })
+    const rows = await statements.scan({ since, until, after, limit: PAGE, store })
     if (!rows.length) return
     after = rows[rows.length - 1].position
     yield rows.map((r) => withStored(r) + '\n').join('')

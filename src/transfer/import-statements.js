@@ -15,6 +15,7 @@
 // limit and the two threads slow each other.
 
 const { toRecord } = require('../resources/statements/statement-record')
+const { storageRecord, unqualify } = require('../stores/store-keys')
 const { withoutMembers } = require('../validation/json-scan')
 const { areEquivalent } = require('../resources/statements/equivalence')
 const { detectFormat, statementItems } = require('./statement-file')
@@ -36,7 +37,7 @@ function xapiVersionOf (statement) {
 }
 
 // The record of one item, or { reason } when it cannot be stored.
-function recordOf (item, { validator, importAuthority, now, limits }) {
+function recordOf (item, { validator, importAuthority, now, limits, store = 0 }) {
   if (item.truncated) return { reason: 'the file ends inside this statement' }
   if (item.oversized) return { reason: `longer than ${itemLimit(limits)} bytes of text (${ITEM_FACTOR} times LRS_MAX_STATEMENT_BYTES)` }
   let statement
@@ -72,7 +73,7 @@ function recordOf (item, { validator, importAuthority, now, limits }) {
   const record = toRecord(rest, { authority, xapiVersion }, own ?? undefined)
   if (Buffer.byteLength(record.body) > limits.maxStatementBytes) return { reason: `the statement is larger than ${limits.maxStatementBytes} bytes (LRS_MAX_STATEMENT_BYTES)` }
   record.stored = stored
-  return { record }
+  return { record: storageRecord(record, store) }
 }
 
 // The statement's text without the properties the store keeps apart (null
@@ -89,13 +90,14 @@ function ownText (statement, text, limits) {
 
 // files: paths. Returns { files: [{ file, stored, existing, rejected }], rejects: [...] }.
 // limits: { maxDepth, maxStringLength, maxStatementBytes } as for POST.
-async function importFiles (files, { storage, validator, importAuthority, limits, checkpoints, onProgress = () => {}, onReject = () => {} }) {
+// store: the number of the store they go to (0, the default one).
+async function importFiles (files, { storage, validator, importAuthority, limits, checkpoints, onProgress = () => {}, onReject = () => {}, store = 0 }) {
   const summary = []
-  for (const file of files) summary.push(await importFile(file, { storage, validator, importAuthority, limits, checkpoints, onProgress, onReject }))
+  for (const file of files) summary.push(await importFile(file, { storage, validator, importAuthority, limits, checkpoints, onProgress, onReject, store }))
   return summary
 }
 
-async function importFile (file, { storage, validator, importAuthority, limits, checkpoints, onProgress, onReject }) {
+async function importFile (file, { storage, validator, importAuthority, limits, checkpoints, onProgress, onReject, store }) {
   const format = await detectFormat(file)
   const checkpoint = await checkpoints.load(file)
   const counts = { file, format, resumedAt: checkpoint.offset, stored: 0, existing: 0, rejected: 0, ...checkpoint.counts }
@@ -121,7 +123,7 @@ async function importFile (file, { storage, validator, importAuthority, limits, 
         counts.rejected++
         rejected++
         const item = items.find((i) => i.record === record)
-        onReject({ file, index: item.index, offset: item.offset, reason: `a different statement with id ${id} is stored` })
+        onReject({ file, index: item.index, offset: item.offset, reason: `a different statement with id ${unqualify(id)} is stored` })
       }
     }
     counts.stored += records.length - taken.length
@@ -153,9 +155,9 @@ async function importFile (file, { storage, validator, importAuthority, limits, 
   let end = null // just past the last item read
   for await (const item of statementItems(file, { format, fromOffset: checkpoint.offset, maxItemBytes: itemLimit(limits) })) {
     end = item.end
-    const { record, reason } = recordOf(item, { validator, importAuthority, now, limits })
+    const { record, reason } = recordOf(item, { validator, importAuthority, now, limits, store })
     let why = reason
-    if (record && seen.has(record.id)) why = `statement id ${record.id} appears earlier in this chunk`
+    if (record && seen.has(record.id)) why = `statement id ${unqualify(record.id)} appears earlier in this chunk`
     if (why) {
       counts.rejected++
       onReject({ file, index: item.index, offset: item.offset, reason: why })

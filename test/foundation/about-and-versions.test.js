@@ -86,6 +86,6 @@ test('about, version negotiation and errors', async (t) => {
     assert.ok(row)
     assert.match(row.secretHash, /^scrypt\$/)
     assert.ok(!row.secretHash.includes('test-secret'))
-    assert.deepEqual(row.scopes, ['all', 'admin'])
+    assert.deepEqual(row.scopes, ['all', 'admin', 'stores/admin'])
   })
 })

@@ -20,8 +20,23 @@ function termsAsBefore10 (db, { indexFile: inIndexFile }) {
 
 // The store of a stopped LRS as schema 9 left it (the term dictionary as
 // before version 10). Returns the database, open, for more of an older schema.
+// As schema 10 kept it, before stores: no stores table, no store
+// columns (every statement and credential the default store's).
+function storesAsBefore11 (db) {
+  db.exec('DROP TABLE stores; ALTER TABLE statements DROP COLUMN store; ALTER TABLE credentials DROP COLUMN store')
+}
+
+// The store of a stopped LRS as schema 10 left it; returns it open.
+function asSchema10 (dataDir) {
+  const db = openDatabase(dataDir)
+  storesAsBefore11(db)
+  db.pragma('user_version = 10')
+  return db
+}
+
 function asSchema9 (dataDir) {
   const db = openDatabase(dataDir)
+  storesAsBefore11(db)
   termsAsBefore10(db, { indexFile: true })
   db.exec('ALTER TABLE idx.index_copy DROP COLUMN copied_key')
   db.pragma('user_version = 9')
@@ -40,6 +55,7 @@ function asOneFile (dataDir) {
       db.exec(`${sql.replace(table, 'main.' + table)}; INSERT INTO main.${table} SELECT * FROM idx.${table};`)
     }
   }
+  storesAsBefore11(db)
   termsAsBefore10(db, { indexFile: false })
   const copy = db.prepare('SELECT copied_term, copied_seq, copied_id FROM idx.index_copy').get()
   db.exec(`CREATE TABLE main.index_levels (level INTEGER PRIMARY KEY, statements INTEGER NOT NULL);
@@ -56,4 +72,4 @@ function asOneFile (dataDir) {
   return one
 }
 
-module.exports = { asOneFile, asSchema9 }
+module.exports = { asOneFile, asSchema9, asSchema10 }

@@ -92,9 +92,9 @@ test('list shows key, created time, last use and scopes, never a secret or its h
   const list = await runLrs(['credential', 'list'], lrs.storeEnv, { env: { LRS_ADMIN_USER: ADMIN.user, LRS_ADMIN_PASSWORD: ADMIN.password } })
   assert.equal(list.code, 0, list.stderr)
   const lines = list.stdout.trim().split('\n')
-  assert.match(lines[0], /^KEY +CREATED +LAST USED +SCOPES$/)
-  assert.match(list.stdout, /^admin \(bootstrap\) +\d{4}-\d\d-\d\dT[\d:.]+Z +(never|\d{4}-\d\d-\d\dT[\d:.]+Z) +all,admin$/m)
-  assert.match(list.stdout, /^reader +\d{4}-\d\d-\d\dT[\d:.]+Z +never +statements\/read$/m)
+  assert.match(lines[0], /^KEY +STORE +CREATED +LAST USED +SCOPES$/)
+  assert.match(list.stdout, /^admin \(bootstrap\) +default +\d{4}-\d\d-\d\dT[\d:.]+Z +(never|\d{4}-\d\d-\d\dT[\d:.]+Z) +all,admin,stores\/admin$/m)
+  assert.match(list.stdout, /^reader +default +\d{4}-\d\d-\d\dT[\d:.]+Z +never +statements\/read$/m)
   assert.ok(!list.stdout.includes('scrypt') && !list.stdout.includes(SECRET))
 
   assert.equal((await lrs.client('/statements?limit=1', { auth: ['reader', SECRET] })).status, 200)

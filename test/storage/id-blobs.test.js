@@ -26,7 +26,17 @@ test('a UUID becomes its 16 bytes and comes back lower-cased, in either case', (
 test('what is not a UUID is decoded as before, bad characters and all', () => {
   const hexish = fc.stringOf(fc.constantFrom(...'0123456789abcdefABCDEFgz-\u0131 '), { minLength: 30, maxLength: 40 })
   const nearUuid = fc.tuple(fc.uuid(), fc.nat(35), fc.constantFrom('g', '-', 'Z', '\u0661', ' ')).map(([u, at, c]) => u.slice(0, at) + c + u.slice(at + 1))
-  fc.assert(fc.property(fc.oneof(hexish, nearUuid, fc.string()), (id) => {
+  // (but a store's qualified id, s<n>|<id>: below)
+  fc.assert(fc.property(fc.oneof(hexish, nearUuid, fc.string()).filter((id) => !/^s\d+\|/.test(id)), (id) => {
     assert.deepEqual(idToBlob(id), general(id))
   }), { numRuns: 3000 })
+})
+
+test('an id of a store but the default one (s<n>|<id>) is its 16 bytes and then the store\'s number, and decodes back', () => {
+  fc.assert(fc.property(fc.uuid(), fc.integer({ min: 1, max: 65535 }), (uuid, store) => {
+    const blob = idToBlob(`s${store}|${uuid}`)
+    assert.equal(blob.length, 20)
+    assert.deepEqual(blob.subarray(0, 16), idToBlob(uuid))
+    assert.equal(blobToId(blob), `s${store}|${uuid}`)
+  }), { numRuns: 500 })
 })

@@ -54,7 +54,7 @@ function activitiesRoutes ({ statementReader }) {
     errors: [errors.QueryTimeout],
     async handler (req, res, { query }) {
       const id = query.activityId
-      const rows = await statementReader.statementsWithActivity(id, { limit: MAX_STATEMENTS_MERGED })
+      const rows = await statementReader.statementsWithActivity(id, { limit: MAX_STATEMENTS_MERGED, store: req.credential.store })
       const found = []
       for (const r of rows) findActivities(JSON.parse(r.body), id, found)
       const definition = mergeDefinitions(found)

@@ -8,6 +8,7 @@ const crypto = require('node:crypto')
 const { toUtcTimestamp } = require('../../validation/formats')
 const { parameter: p } = require('../../validation/query-parameters')
 const { agentKey } = require('../agents/agent-keys')
+const { qualify } = require('../../stores/store-keys')
 
 function sha1 (text) {
   return crypto.createHash('sha1').update(text).digest('hex')
@@ -31,18 +32,23 @@ function documentQueries (spec) {
 
 // Checked parameters -> the document's keys.
 function documentKeys (spec, validator) {
-  return function keysOf (params, { xapiVersion }) {
+  // `credential.store`: the store the documents are in. Its number is part
+  // of the scope (and so of every key) and of the agent erasure finds them
+  // by: no key of one store is a key of another (src/stores/store-keys.js).
+  // The default store's keys are those from before stores.
+  return function keysOf (params, { xapiVersion, credential }) {
+    const store = credential.store
     const out = {}
     if (spec.activityId) out.activityId = params.activityId
     if (spec.agent) out.agent = agentKey(validator.parseActorParam(params.agent, xapiVersion))
     if (params.registration !== undefined) out.registration = params.registration.toLowerCase()
     if (params[spec.docParam] !== undefined) out.docId = params[spec.docParam]
     if (params.since !== undefined) out.since = new Date(Date.parse(toUtcTimestamp(params.since)))
-    const scope = sha1(JSON.stringify([spec.resource, out.activityId || null, out.agent || null]))
+    const scope = sha1(JSON.stringify(store ? [spec.resource, out.activityId || null, out.agent || null, store] : [spec.resource, out.activityId || null, out.agent || null]))
     out.scope = scope
     out.key = out.docId === undefined
       ? null
-      : { id: sha1(JSON.stringify([scope, out.registration || null, out.docId])), resource: spec.resource, scope, registration: out.registration, docId: out.docId, agent: out.agent || null }
+      : { id: sha1(JSON.stringify([scope, out.registration || null, out.docId])), resource: spec.resource, scope, registration: out.registration, docId: out.docId, agent: qualify(store, out.agent || null) }
     return out
   }
 }

@@ -8,6 +8,7 @@ const { statementQuery } = require('../../storage/statement-query')
 const { formatStatement } = require('./statement-formats')
 const { withStored } = require('./statement-record')
 const { queryShape } = require('../../metrics/instruments')
+const { qualify, storageQueryFields } = require('../../stores/store-keys')
 
 const MAX_REFERENCED = 1000
 const MAX_REFERENCE_DEPTH = 5
@@ -23,8 +24,9 @@ function createStatementReader ({ statements, queryTimeoutMs, instruments, hooks
     if (Date.now() > deadline) throw errors.QueryTimeout()
   }
 
-  async function getOne ({ id, voided }, { authorityKey = null } = {}) {
-    const row = await statements.findOne(id, { voided, authorityKey })
+  // `store`: the credential's (store-keys.js); every lookup stays in it.
+  async function getOne ({ id, voided }, { authorityKey = null, store }) {
+    const row = await statements.findOne(qualify(store, id), { voided, authorityKey })
     if (!row) throw errors.NotFound(voided ? `no voided statement ${id}` : `no statement ${id}`)
     return row
   }
@@ -46,9 +48,9 @@ function createStatementReader ({ statements, queryTimeoutMs, instruments, hooks
 
   // `params`: the parsed query parameters; `after`: the keyset position of
   // the previous page, if any.
-  async function getPage (params, after, { authorityKey = null } = {}) {
+  async function getPage (params, after, { authorityKey = null, store }) {
     const deadline = Date.now() + queryTimeoutMs
-    const filters = statementQuery({ ...params, after, authorityKey, limit: params.limit })
+    const filters = statementQuery(storageQueryFields({ ...params, after, authorityKey, limit: params.limit }, store))
     const orIds = await referencingIds(filters, deadline)
     if (hooks.beforeQuery) await hooks.beforeQuery()
     checkDeadline(deadline)
@@ -62,8 +64,8 @@ function createStatementReader ({ statements, queryTimeoutMs, instruments, hooks
   }
 
   // Newest statements that carry an Activity (for GET /activities).
-  async function statementsWithActivity (activity, { limit }) {
-    return statements.query(statementQuery({ activity, relatedActivities: true, limit }))
+  async function statementsWithActivity (activity, { limit, store }) {
+    return statements.query(statementQuery(storageQueryFields({ activity, relatedActivities: true, limit }, store)))
   }
 
   return { getOne, getPage, statementsWithActivity }

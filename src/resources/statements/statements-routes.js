@@ -13,6 +13,7 @@ const statementParameters = require('./statement-parameters')
 const { renderStatements } = require('./read-statements')
 const { buildMultipart } = require('../../http/multipart')
 const { utf8Concat } = require('../../lib/utf8-concat')
+const { qualify, unqualify } = require('../../stores/store-keys')
 const { ref, schema, json, header, response, UUID } = require('../../http/openapi-parts')
 
 const JSON_TYPE = 'application/json; charset=utf-8'
@@ -126,13 +127,13 @@ function statementsRoutes ({ config, validator, statementWriter, statementReader
     async handler (req, res, { query }) {
       const parsed = await parseGet(req, query)
       const acceptLanguage = req.headers['accept-language']
-      const scope = { authorityKey: readsOnlyOwnStatements(req.credential.scopes) ? agentKey(authorityFor(req.credential, config)) : null }
+      const scope = { store: req.credential.store, authorityKey: readsOnlyOwnStatements(req.credential.scopes) ? agentKey(authorityFor(req.credential, config)) : null }
       if (parsed.single) {
         const row = await statementReader.getOne(parsed.single, scope)
         res.locals.statementCount = 1
         res.setHeader('Last-Modified', httpDate(row.stored))
         const [text] = renderStatements([row], { format: parsed.format, acceptLanguage })
-        return send(res, text, [row], parsed.attachments)
+        return send(res, text, [row], parsed.attachments, req.credential.store)
       }
       // Every page of one walk reports the first page's Consistent-Through:
       // what a page returns was all there when the walk began.
@@ -147,7 +148,7 @@ function statementsRoutes ({ config, validator, statementWriter, statementReader
       const pieces = ['{"statements":[']
       renderStatements(page.rows, { format: parsed.format, acceptLanguage }).forEach((text, i) => pieces.push(i ? ',' + text : text))
       pieces.push(`],"more":${JSON.stringify(moreUrl)}}`)
-      return send(res, utf8Concat(pieces), page.rows, parsed.attachments)
+      return send(res, utf8Concat(pieces), page.rows, parsed.attachments, req.credential.store)
     }
   }
 
@@ -168,17 +169,18 @@ function statementsRoutes ({ config, validator, statementWriter, statementReader
 
   // attachments=true: multipart/mixed, the statements first, then each
   // attachment the LRS holds (Communication 2.1.3).
-  async function send (res, body, rows, withAttachments) {
+  async function send (res, body, rows, withAttachments, store) {
     if (!withAttachments) return res.type(JSON_TYPE).end(body)
     const sha2s = new Set()
     for (const r of rows) {
       const s = JSON.parse(r.body)
       for (const a of [...(s.attachments || []), ...((s.object && s.object.attachments) || [])]) if (a.sha2) sha2s.add(a.sha2.toLowerCase())
     }
-    const found = await attachments.findMany([...sha2s])
+    const found = await attachments.findMany([...sha2s].map((sha2) => qualify(store, sha2))) // the store's own (store-keys.js)
     const boundary = 'xapi-' + Math.random().toString(36).slice(2)
     const parts = [{ headers: { 'Content-Type': 'application/json' }, body }]
-    for (const [sha2, a] of found) {
+    for (const [key, a] of found) {
+      const sha2 = unqualify(key)
       parts.push({ headers: { 'Content-Type': a.contentType, 'Content-Transfer-Encoding': 'binary', 'X-Experience-API-Hash': sha2 }, body: a.body })
     }
     res.setHeader('Content-Type', `multipart/mixed; boundary=${boundary}`)

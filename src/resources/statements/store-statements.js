@@ -10,6 +10,7 @@ const { authorityFor } = require('../../auth/basic-auth')
 const { verifySignature, SIGNATURE_USAGE } = require('./signatures')
 const { toRecord } = require('./statement-record')
 const { agentKey } = require('../agents/agent-keys')
+const { storageRecord, qualify } = require('../../stores/store-keys')
 
 function createStatementWriter ({ config, validator, batcher, attachments }) {
   // `texts`: each statement's JSON text as sent, when known (see validation/json-scan.js).
@@ -21,8 +22,9 @@ function createStatementWriter ({ config, validator, batcher, attachments }) {
     const records = toRecords(statements, texts, credential, xapiVersion)
     assertSizes(records)
     letGo(statements, texts)
-    await attachments.saveMany(attachmentParts(parts))
-    await batcher.submit(records)
+    // kept in the credential's store (store-keys.js)
+    await attachments.saveMany(attachmentParts(parts, credential.store))
+    await batcher.submit(records.map((r) => storageRecord(r, credential.store)))
     return records.map((r) => r.id)
   }
 
@@ -89,9 +91,9 @@ function createStatementWriter ({ config, validator, batcher, attachments }) {
     }
   }
 
-  function attachmentParts (parts) {
+  function attachmentParts (parts, store) {
     const out = []
-    for (const [sha2, part] of parts) out.push({ sha2, contentType: part.contentType, body: part.body })
+    for (const [sha2, part] of parts) out.push({ sha2: qualify(store, sha2), contentType: part.contentType, body: part.body })
     return out
   }
 

@@ -14,13 +14,14 @@
 // or before C, on whichever worker it was written.
 
 const { errors } = require('../../errors')
+const { unqualify } = require('../../stores/store-keys')
 
 const MAX_RESTAMPS = 3
 
 function createBatchWriter ({ statements, sameStatement, forwardTo, marginMs, logger, hooks = {} }) {
   return async function writeBatch (groups) {
     let stored = new Date()
-    if (hooks.beforeStore) await hooks.beforeStore(groups.flat().map((r) => r.id))
+    if (hooks.beforeStore) await hooks.beforeStore(groups.flat().map((r) => unqualify(r.id)))
     const { failed, inserted } = await statements.storeBatch(groups, { stored, sameStatement, forwardTo })
     for (let round = 0; inserted.length && Date.now() - stored.getTime() > marginMs; round++) {
       if (round === MAX_RESTAMPS) {
@@ -31,7 +32,7 @@ function createBatchWriter ({ statements, sameStatement, forwardTo, marginMs, lo
       logger.warn({ statements: inserted.length, marginMs, round }, 'batch became visible later than LRS_CONSISTENCY_MARGIN_MS after its stored time; stored again')
       await statements.restamp(inserted, stored)
     }
-    return new Map([...failed].map(([group, id]) => [group, errors.ConflictingStatement(`statement ${id} already exists with different content`)]))
+    return new Map([...failed].map(([group, id]) => [group, errors.ConflictingStatement(`statement ${unqualify(id)} already exists with different content`)]))
   }
 }
 

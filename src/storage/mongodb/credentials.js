@@ -1,6 +1,7 @@
 'use strict'
 
-// Credentials: { _id: key, secretHash, scopes, createdAt, lastUsedAt }, and a change
+// Credentials: { _id: key, secretHash, scopes, createdAt, lastUsedAt, store }
+// (store: the number of its store; none, the default store's), and a change
 // counter in settings that every worker polls (credential-store.js).
 
 const { insertManyReportingDuplicates } = require('./insert-many')
@@ -12,16 +13,16 @@ function credentialsRepository (db, { queryTimeoutMs }) {
   const settings = db.collection('settings')
   const changed = () => settings.updateOne({ _id: MARK }, { $inc: { value: 1 } }, { upsert: true })
   return {
-    async upsert ({ key, secretHash, scopes }) {
+    async upsert ({ key, secretHash, scopes, store = 0 }) {
       const { upsertedCount, modifiedCount } = await col.updateOne(
         { _id: key },
-        { $set: { secretHash, scopes }, $setOnInsert: { createdAt: new Date() } },
+        { $set: { secretHash, scopes, store }, $setOnInsert: { createdAt: new Date() } },
         { upsert: true }
       )
       if (upsertedCount || modifiedCount) await changed()
     },
-    async create ({ key, secretHash, scopes }) {
-      const taken = await insertManyReportingDuplicates(col, [{ _id: key, secretHash, scopes, createdAt: new Date() }])
+    async create ({ key, secretHash, scopes, store = 0 }) {
+      const taken = await insertManyReportingDuplicates(col, [{ _id: key, secretHash, scopes, store, createdAt: new Date() }])
       if (taken.length) return false
       await changed()
       return true
@@ -43,7 +44,7 @@ function credentialsRepository (db, { queryTimeoutMs }) {
     },
     async all () {
       const rows = await col.find({}, { maxTimeMS: queryTimeoutMs }).sort({ _id: 1 }).toArray()
-      return rows.map((r) => ({ key: r._id, secretHash: r.secretHash, scopes: r.scopes || [], createdAt: r.createdAt || null, lastUsedAt: r.lastUsedAt || null }))
+      return rows.map((r) => ({ key: r._id, secretHash: r.secretHash, scopes: r.scopes || [], createdAt: r.createdAt || null, lastUsedAt: r.lastUsedAt || null, store: r.store || 0 }))
     },
     async changeMark () {
       const row = await settings.findOne({ _id: MARK }, { maxTimeMS: queryTimeoutMs })

@@ -13,6 +13,7 @@ const { attachmentsRepository } = require('./attachments')
 const { credentialsRepository } = require('./credentials')
 const { outboxRepository } = require('./outbox')
 const { settingsRepository } = require('./settings')
+const { storesRepository } = require('./stores')
 
 function openMongoStorage (config, logger, { monitorCommands = false, hooks = {} } = {}) {
   const connection = connect(config, logger, { monitorCommands })
@@ -28,7 +29,8 @@ function openMongoStorage (config, logger, { monitorCommands = false, hooks = {}
     attachments,
     credentials: credentialsRepository(db, options),
     outbox,
-    settings: settingsRepository(db, options)
+    settings: settingsRepository(db, options),
+    stores: storesRepository(db, options)
   }
   return {
     kind: 'mongodb',

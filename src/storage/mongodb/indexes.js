@@ -14,6 +14,8 @@
 
 const STATEMENT_INDEXES = [
   { key: { voided: 1, stored: -1, _id: -1 }, name: 'stored' },
+  // a store's statements without another filter (statement-filter.js, storeFilter)
+  { key: { store: 1, voided: 1, stored: -1, _id: -1 }, name: 'store_stored' },
   { key: { agents: 1, voided: 1, stored: -1, _id: -1 }, name: 'agent_stored' },
   { key: { verb: 1, voided: 1, stored: -1, _id: -1 }, name: 'verb_stored' },
   { key: { activities: 1, voided: 1, stored: -1, _id: -1 }, name: 'activity_stored' },
@@ -38,10 +40,11 @@ const INDEXES = {
     { key: { upstream: 1, leaseUntil: 1 }, name: 'upstream_lease' },
     { key: { statementId: 1 }, name: 'statement' } // agent erasure
   ],
-  forward_dead_letters: [{ key: { statementId: 1 }, name: 'statement' }]
+  forward_dead_letters: [{ key: { statementId: 1 }, name: 'statement' }],
+  stores: [{ key: { id: 1 }, name: 'id', unique: true }]
 }
 
-const COLLECTIONS = ['statements', 'documents', 'credentials', 'attachments', 'attachment_chunks', 'forward_outbox', 'forward_dead_letters', 'settings', 'locks']
+const COLLECTIONS = ['statements', 'documents', 'credentials', 'attachments', 'attachment_chunks', 'forward_outbox', 'forward_dead_letters', 'settings', 'locks', 'stores']
 
 async function ensureIndexes (db, { engine }) {
   if (engine === 'ferretdb') {

@@ -3,18 +3,30 @@
 // Translates the engine-neutral statement query (src/storage/statement-query.js)
 // into a MongoDB filter. Every value is a literal the query checked.
 
+const { qualify } = require('../../stores/store-keys')
+
+// A statement of a store but the default one keeps its query fields
+// qualified with its store (src/stores/store-keys.js), so the indexes on
+// them serve each store apart; the default store's are as before stores.
 function matchFilter (q) {
   const filter = {}
-  if (q.agent) filter[q.relatedAgents ? 'relAgents' : 'agents'] = q.agent
-  if (q.verb) filter.verb = q.verb
-  if (q.activity) filter[q.relatedActivities ? 'relActivities' : 'activities'] = q.activity
-  if (q.registration) filter.registration = q.registration
+  const v = (value) => qualify(q.store, value)
+  if (q.agent) filter[q.relatedAgents ? 'relAgents' : 'agents'] = v(q.agent)
+  if (q.verb) filter.verb = v(q.verb)
+  if (q.activity) filter[q.relatedActivities ? 'relActivities' : 'activities'] = v(q.activity)
+  if (q.registration) filter.registration = v(q.registration)
   return filter
 }
 
+// A store's statements: those of the default store have no `store` field
+// (none had before stores).
+function storeFilter (store) {
+  return store ? { store } : { store: { $exists: false } }
+}
+
 function statementFilter (q) {
-  const filter = { voided: false }
-  if (q.authorityKey) filter.authorityKey = q.authorityKey
+  const filter = { voided: false, ...storeFilter(q.store) }
+  if (q.authorityKey) filter.authorityKey = qualify(q.store, q.authorityKey)
   const and = []
   const match = matchFilter(q)
   if (q.orIds.length) and.push({ $or: [match, { _id: { $in: q.orIds } }] })
@@ -33,4 +45,4 @@ function statementFilter (q) {
   return filter
 }
 
-module.exports = { statementFilter, matchFilter }
+module.exports = { statementFilter, matchFilter, storeFilter }

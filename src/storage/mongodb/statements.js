@@ -38,7 +38,8 @@
 
 const crypto = require('node:crypto')
 const { insertManyReportingDuplicates, onlyDuplicateKeyErrors } = require('./insert-many')
-const { statementFilter, matchFilter } = require('./statement-filter')
+const { statementFilter, matchFilter, storeFilter } = require('./statement-filter')
+const { qualify, qualifyAll, unqualify, storeOf } = require('../../stores/store-keys')
 const { byId } = require('./by-id')
 
 const MAX_SETTLE_ROUNDS = 10
@@ -56,6 +57,10 @@ function statementsRepository (db, { queryTimeoutMs, isFerret, locks, hooks, out
   const ids = byId(col, { isFerret, locks, maxTimeMS: queryTimeoutMs })
 
   function toDoc (record, stored, w) {
+    // the query fields of a store's statement are its own (statement-filter.js)
+    const store = record.store
+    const q = (value) => qualify(store, value)
+    const qAll = (values) => qualifyAll(store, values)
     return {
       _id: record.id,
       stored,
@@ -66,14 +71,15 @@ function statementsRepository (db, { queryTimeoutMs, isFerret, locks, hooks, out
       voiding: record.voiding,
       ref: record.ref || undefined,
       referenced: false,
-      authorityKey: record.authorityKey,
+      authorityKey: q(record.authorityKey),
       attachments: record.attachments.length ? record.attachments : undefined,
-      verb: record.verb,
-      agents: record.agents,
-      relAgents: record.relAgents,
-      activities: record.activities,
-      relActivities: record.relActivities,
-      registration: record.registration
+      verb: q(record.verb),
+      agents: qAll(record.agents),
+      relAgents: qAll(record.relAgents),
+      activities: qAll(record.activities),
+      relActivities: qAll(record.relActivities),
+      registration: q(record.registration),
+      store: store || undefined // statement-filter.js
     }
   }
 
@@ -221,7 +227,7 @@ function statementsRepository (db, { queryTimeoutMs, isFerret, locks, hooks, out
 
     async findOne (id, { voided, authorityKey }) {
       const filter = { _id: id, voided }
-      if (authorityKey) filter.authorityKey = authorityKey
+      if (authorityKey) filter.authorityKey = qualify(storeOf(id), authorityKey) // the id's store's (toDoc)
       const doc = await col.findOne(filter, { projection: ROW_PROJECTION, ...read })
       return doc && doc.body !== undefined ? toRow(doc) : null
     },
@@ -234,7 +240,7 @@ function statementsRepository (db, { queryTimeoutMs, isFerret, locks, hooks, out
     // Communication 2.1.4: statements matching the filters that some
     // StatementRef targets, and the statements that target given ids.
     async findReferencedIds (q, { limit }) {
-      const rows = await col.find({ ...matchFilter(q), referenced: true }, { projection: { _id: 1 }, limit, ...read }).toArray()
+      const rows = await col.find({ ...matchFilter(q), ...storeFilter(q.store), referenced: true }, { projection: { _id: 1 }, limit, ...read }).toArray()
       return rows.map((r) => r._id)
     },
 
@@ -252,8 +258,8 @@ function statementsRepository (db, { queryTimeoutMs, isFerret, locks, hooks, out
     // Statements in which an agent appears (relAgents: authority included),
     // voided or not, in _id order after `after` (agent erasure; served by
     // the related_agent_stored index's prefix).
-    async findByAgent (agent, { after = null, limit }) {
-      const filter = { relAgents: agent, body: { $exists: true } }
+    async findByAgent (agent, { after = null, limit, store = 0 }) {
+      const filter = { relAgents: qualify(store, agent), body: { $exists: true } }
       if (after !== null) filter._id = { $gt: after }
       const docs = await col.find(filter, { projection: ROW_PROJECTION, sort: { _id: 1 }, limit, ...read }).toArray()
       return docs.map(toRow)
@@ -280,10 +286,10 @@ function statementsRepository (db, { queryTimeoutMs, isFerret, locks, hooks, out
     // falls in to the one `until` falls in, by aggregation over the range
     // (the `stored` index: voided or not). `authorityKeys` is for engines
     // that cannot name an authority without it; here each is named.
-    async aggregate ({ since, until, top = 10 }) {
+    async aggregate ({ since, until, top = 10, store = 0 }) {
       const from = Math.floor(since.getTime() / HOUR_MS)
       const to = Math.floor(until.getTime() / HOUR_MS)
-      const inRange = (low, high) => ({ voided: { $in: [false, true] }, stored: { $gte: new Date(low * HOUR_MS), $lt: new Date(high * HOUR_MS) } })
+      const inRange = (low, high) => ({ voided: { $in: [false, true] }, ...storeFilter(store), stored: { $gte: new Date(low * HOUR_MS), $lt: new Date(high * HOUR_MS) } })
       const match = inRange(from, to + 1)
       const groupBy = (field, unwind) => col.aggregate([
         { $match: match },
@@ -296,7 +302,7 @@ function statementsRepository (db, { queryTimeoutMs, isFerret, locks, hooks, out
       const hourList = []
       for (let h = from; h <= to; h++) hourList.push(h)
       const [total, hours, verbs, activities, authorities] = await Promise.all([
-        col.countDocuments({ voided: { $in: [false, true] }, stored: { $exists: true } }, read),
+        col.countDocuments({ voided: { $in: [false, true] }, ...storeFilter(store), stored: { $exists: true } }, read),
         Promise.all(hourList.map(async (h) => ({ start: new Date(h * HOUR_MS), count: await col.countDocuments(inRange(h, h + 1), read) }))),
         groupBy('verb'),
         groupBy('activities', true),
@@ -305,18 +311,23 @@ function statementsRepository (db, { queryTimeoutMs, isFerret, locks, hooks, out
       return {
         total,
         hours,
-        verbs: verbs.map((r) => ({ verb: r._id, count: r.count })),
-        activities: activities.map((r) => ({ activity: r._id, count: r.count })),
-        authorities: authorities.map((r) => ({ authorityKey: r._id ?? null, count: r.count }))
+        verbs: verbs.map((r) => ({ verb: unqualify(r._id), count: r.count })),
+        activities: activities.map((r) => ({ activity: unqualify(r._id), count: r.count })),
+        authorities: authorities.map((r) => ({ authorityKey: unqualify(r._id ?? null), count: r.count }))
       }
+    },
+
+    // Statements stored in a store (voided ones too).
+    async count ({ store = 0 } = {}) {
+      return col.countDocuments({ voided: { $in: [false, true] }, ...storeFilter(store), stored: { $exists: true } }, read)
     },
 
     // Every statement (voided ones too) stored after `since` and at or
     // before `until`, from the keyset position `after`, in _id order: an
     // export reads every statement anyway, so it walks the _id index
     // rather than adding an index on `stored` alone to every insert.
-    async scan ({ since = null, until = null, after = null, limit }) {
-      const filter = { body: { $exists: true } }
+    async scan ({ since = null, until = null, after = null, limit, store = 0 }) {
+      const filter = { body: { $exists: true }, ...storeFilter(store) }
       if (since || until) filter.stored = { ...(since && { $gt: since }), ...(until && { $lte: until }) }
       if (after !== null) filter._id = { $gt: after }
       const docs = await col.find(filter, { projection: ROW_PROJECTION, sort: { _id: 1 }, limit, ...read }).toArray()

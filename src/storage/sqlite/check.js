@@ -35,6 +35,7 @@ const Database = require('better-sqlite3')
 const { databaseFile, indexFile } = require('./open')
 const { blobToId } = require('./ids')
 const { addTermKeyFunction } = require('./terms')
+const { plainTermId, STORE_SPAN } = require('./store-terms')
 const { LEVELS, RECENT_BUFFERS, UPPER_LEVELS, TERM_TABLES, ID_TABLES, DICT_TABLES } = require('./schema')
 const { unpackBody } = require('./body-codec')
 
@@ -55,7 +56,7 @@ function collect (db, problems, sql, params, { what, describe, consequence }) {
 }
 
 function termName (db, id) {
-  const row = db.prepare('SELECT term FROM terms WHERE id = ?').get(id)
+  const row = db.prepare('SELECT term FROM terms WHERE id = ?').get(plainTermId(id))
   return row ? `${id} "${row.term}"` : String(id)
 }
 
@@ -110,7 +111,8 @@ function checkIndexes (db) {
     consequence: 'queries by those agents, verbs, activities or registrations miss those statements',
     describe: (r) => `${statement(r.seq)} term ${termName(db, r.term)}`
   })
-  collect(db, problems, 'SELECT DISTINCT j.value AS term FROM statements s, json_each(s.term_ids) j WHERE NOT EXISTS (SELECT 1 FROM terms WHERE id = j.value)', [], {
+  // (a store's term ids are the dictionary's made its own: store-terms.js)
+  collect(db, problems, `SELECT DISTINCT j.value AS term FROM statements s, json_each(s.term_ids) j WHERE NOT EXISTS (SELECT 1 FROM terms WHERE id = CASE WHEN j.value < 0 THEN -j.value / ${STORE_SPAN} ELSE j.value END)`, [], {
     what: ['term id of statements is missing from the terms dictionary', 'term ids of statements are missing from the terms dictionary'],
     describe: (r) => `term id ${r.term}`
   })

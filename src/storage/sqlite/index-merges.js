@@ -26,7 +26,7 @@ function indexMerges (db) {
   // seconds for a level of 2 M statements, holding every request).
   // A round of the recent level (level 0) copies the full recent buffer;
   // the writer switches the buffers and empties the full one (`recent`).
-  const FIRST_TERM = [-1, -1]
+  const FIRST_TERM = [-Number.MAX_SAFE_INTEGER, -1] // a store's term ids are negative (store-terms.js)
   const LAST_TERM = [Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER]
   const FIRST_ID = Buffer.alloc(0)
   const LAST_ID = Buffer.alloc(17, 0xff)

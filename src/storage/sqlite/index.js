@@ -24,6 +24,7 @@ const { attachmentsRepository } = require('./attachments')
 const { credentialsRepository } = require('./credentials')
 const { outboxRepository } = require('./outbox')
 const { settingsRepository } = require('./settings')
+const { storesRepository } = require('./stores')
 
 // `hooks.walLimitBytes`, `hooks.mergeStatements`, `hooks.middleStatements`,
 // `hooks.levelRatio`, `hooks.maxPageCount`, `hooks.resumeFreeBytes`, `hooks.merges`: tests only, a smaller WAL
@@ -59,7 +60,8 @@ function openSqliteStorage (config, logger, { hooks = {} } = {}) {
     attachments: attachmentsRepository(db, options),
     credentials: credentialsRepository(db, options),
     outbox: outboxRepository(db, options),
-    settings: settingsRepository(db, options)
+    settings: settingsRepository(db, options),
+    stores: storesRepository(db, options)
   }
   return {
     kind: 'sqlite',

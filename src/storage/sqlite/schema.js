@@ -70,7 +70,7 @@ const { hashedAgent } = require('./terms')
 const { SHIFT } = require('./seq')
 const { flushNow } = require('../../logger')
 
-const VERSION = 10
+const VERSION = 11
 
 // The recent level is two buffers (RECENT_BUFFERS; which one takes the
 // inserts is in index_recent). Once the one that does is full, the other
@@ -262,6 +262,16 @@ CREATE TABLE IF NOT EXISTS hourly_terms (
   PRIMARY KEY (hour, term)
 ) WITHOUT ROWID;
 
+-- Stores (src/stores/store-keys.js): number 0 is the default store, in
+-- which everything from before stores is. \`id\` names it in the API, for
+-- good; \`name\` is what people see.
+CREATE TABLE IF NOT EXISTS stores (
+  number INTEGER PRIMARY KEY,
+  id TEXT NOT NULL UNIQUE,
+  name TEXT NOT NULL,
+  created_at INTEGER NOT NULL
+);
+
 CREATE TABLE IF NOT EXISTS settings (
   name TEXT PRIMARY KEY,
   value TEXT NOT NULL
@@ -286,7 +296,10 @@ CREATE TABLE IF NOT EXISTS idx.index_copy (
   copied_key BLOB
 );`
 
-// Version 10: the term dictionary in levels (TERM_DICTIONARY), `terms`
+// Version 11: stores. Statements and credentials have the number of
+// their store (\`store\`; NULL and 0: the default store), and the other
+// stores' keys are qualified with it; an older LRS would show every
+// store's statements to the default store's credentials. Version 10: the term dictionary in levels (TERM_DICTIONARY), `terms`
 // without its UNIQUE index; an older LRS would not find new terms. Version 9: the index levels above the recent one in the index file
 // (open.js), moved there from the database file; index_recent counts the
 // switches of the buffers, and how far a copy has got is in the index
@@ -329,9 +342,10 @@ function moveIdsOutOfStatements (db) {
 
 // The hourly counters (hourly_totals, hourly_terms): an hour is stored
 // ms / HOUR_MS, and the terms counted are those of these kinds (terms.js):
-// verbs, object activities, authorities.
+// verbs, object activities, authorities, and stores (a store's statements
+// per hour; the default store's are the total less the others').
 const HOUR_MS = 3600000
-const COUNTED_KINDS = ['v:', 'o:', 'u:']
+const COUNTED_KINDS = ['v:', 'o:', 'u:', 's:']
 
 // Version 6: the hourly counters of the statements already stored; reads
 // every statement once (the upgrade of a store of 1 M takes some seconds).
@@ -478,6 +492,10 @@ function ensureSchema (db) {
   // when the credential was last used, to within a minute (credential-store.js); NULL: never. A column an
   // older LRS ignores, so no new version.
   if (!columns.all('credentials').includes('last_used')) db.exec('ALTER TABLE credentials ADD COLUMN last_used INTEGER')
+  // version 11: stores; added without rewriting a row (every row is the default store's)
+  if (!columns.all('statements').includes('store')) db.exec('ALTER TABLE statements ADD COLUMN store INTEGER')
+  if (!columns.all('credentials').includes('store')) db.exec('ALTER TABLE credentials ADD COLUMN store INTEGER NOT NULL DEFAULT 0')
+  db.prepare("INSERT OR IGNORE INTO stores (number, id, name, created_at) VALUES (0, 'default', 'Default store', ?)").run(Date.now())
   // VERB_IN_TERM_ROWS: NULL in the rows written before, and in those an older LRS writes (it ignores the column).
   for (const table of TERM_TABLES) if (!columns.all(table).includes('verb')) db.exec(`ALTER TABLE ${table} ADD COLUMN verb INTEGER`)
   db.exec(AFTER_COLUMNS)

@@ -9,6 +9,7 @@
 // filters are checked on the rows met. Every value is a bound parameter.
 
 const { agentTerms, agentTerm, activityTerms } = require('./terms')
+const { STORE_TERM, plainTermId } = require('./store-terms')
 const { TERM_TABLES } = require('./schema')
 
 function placeholders (n) {
@@ -43,6 +44,11 @@ function statementSeqQuery (q, { termId, lastSeqAt, orSeqs = [], within = {} }) 
   if (q.activity) filters.push({ name: 'activity', terms: activityTerms(q.activity, q.relatedActivities) })
   if (q.verb) filters.push({ name: 'verb', terms: ['v:' + q.verb] })
   if (q.authorityKey) filters.push({ name: 'authority', terms: [agentTerm('u', q.authorityKey)] })
+  // `termId` gives the term ids of the query's store (store-terms.js), so
+  // every filter's rows are its own; without a filter, a store's statements
+  // are its store term's, and the default store's are those without one
+  // (the statements table, store IS NULL).
+  if (!filters.length && q.store) filters.push({ name: 'store', terms: [STORE_TERM] })
   const resolved = filters.map((f) => ({ ...f, ids: ids(f.terms) }))
 
   // Bounds on seq: since (exclusive) and until (inclusive) on stored, and the keyset position.
@@ -77,7 +83,7 @@ function statementSeqQuery (q, { termId, lastSeqAt, orSeqs = [], within = {} }) 
     for (const f of onRow) {
       const has = hasTerm(f.ids, seqColumn, first)
       sql.push(`(t.verb = ? OR (t.verb IS NULL AND ${has.sql}))`)
-      params.push(f.ids[0], ...has.params)
+      params.push(plainTermId(f.ids[0]), ...has.params) // the dictionary's id (store-terms.js)
     }
     for (const f of rest.filter((f) => !onRow.includes(f))) {
       const has = hasTerm(f.ids, seqColumn, first)
@@ -97,7 +103,7 @@ function statementSeqQuery (q, { termId, lastSeqAt, orSeqs = [], within = {} }) 
       if (low === null) low = 0 // a range of the rowid: SQLite walks it in order from the end the direction wants
       const b = bounds('s.seq')
       const c = checks([], 's.seq')
-      arms.push({ sql: `SELECT s.seq FROM statements s WHERE ${[...b.sql, ...c.sql].join(' AND ')}`, params: [...b.params, ...c.params] })
+      arms.push({ sql: `SELECT s.seq FROM statements s WHERE ${[...b.sql, ...c.sql, 's.store IS NULL'].join(' AND ')}`, params: [...b.params, ...c.params] })
     } else {
       driverTerm = driver.ids[0]
       for (const term of driver.ids) {
@@ -132,8 +138,8 @@ function statementSeqQuery (q, { termId, lastSeqAt, orSeqs = [], within = {} }) 
 // Statements with some StatementRef pointing at them that match the
 // filters (Communication 2.1.4): few, found through a partial index.
 function referencedQuery (q, { termId, limit }) {
-  const sql = ['s.referenced = 1']
-  const params = []
+  const sql = ['s.referenced = 1', 's.store IS ?']
+  const params = [q.store || null]
   // false when none of the filter's terms was ever stored: nothing matches
   const filterBy = (terms, test) => {
     const ids = terms.map(termId).filter((id) => id !== undefined)
@@ -143,7 +149,7 @@ function referencedQuery (q, { termId, limit }) {
   }
   const ok = [
     !q.registration || filterBy(['g:' + q.registration], ([id]) => { sql.push('s.registration = ?'); params.push(id) }),
-    !q.verb || filterBy(['v:' + q.verb], ([id]) => { sql.push('s.verb = ?'); params.push(id) }),
+    !q.verb || filterBy(['v:' + q.verb], ([id]) => { sql.push('s.verb = ?'); params.push(plainTermId(id)) }),
     !q.agent || filterBy(agentTerms(q.agent, q.relatedAgents), (ids) => { const has = hasTerm(ids, 's.seq'); sql.push(has.sql); params.push(...has.params) }),
     !q.activity || filterBy(activityTerms(q.activity, q.relatedActivities), (ids) => { const has = hasTerm(ids, 's.seq'); sql.push(has.sql); params.push(...has.params) })
   ].every(Boolean)

@@ -12,6 +12,8 @@ const { errors } = require('../../errors')
 const { idToBlob, blobToId } = require('./ids')
 const { storedOf, lastSeqOf } = require('./seq')
 const { termReader, agentTerm, agentTerms, termsOf, hashedAgent, CACHED_TERMS } = require('./terms')
+const { storeOf } = require('../../stores/store-keys')
+const { STORE_TERM, termIn, storeTermReader, plainTermId, storeOfTermId } = require('./store-terms')
 const { BoundedMap } = require('../../lib/bounded-map')
 const { statementSeqQuery, referencedQuery, placeholders } = require('./statement-sql')
 const { TERM_TABLES, ID_TABLES, DICT_TABLES, SEQ_OF_ID, HOUR_MS } = require('./schema')
@@ -43,7 +45,7 @@ const WINDOW_POSTINGS = 2000
 function forWriter (r, known, storedMs) {
   const { registration, all } = termsOf(r)
   const terms = { registration: registration !== null, all: all.map((term) => known.get(term) || term) }
-  return { id: r.id, newId: r.newId === true, body: packBody(r.body), voiding: r.voiding, ref: r.ref, timestampFromStored: r.timestampFromStored, attachments: r.attachments, terms, storedMs }
+  return { id: r.id, newId: r.newId === true, body: packBody(r.body), voiding: r.voiding, ref: r.ref, timestampFromStored: r.timestampFromStored, attachments: r.attachments, terms, storedMs, store: r.store || 0 }
 }
 
 function toRow (r) {
@@ -79,10 +81,26 @@ function statementsRepository (db, { writer }) {
   const termRange = (term, low, high) => TERM_TABLES.flatMap(() => [term, low, high])
   const byId = db.prepare(`SELECT seq, id, ts, body, stored_ms, authority FROM statements WHERE seq = (${SEQ_OF_ID}) AND voided = @voided`)
   const byIdAny = db.prepare(`SELECT seq, id, ts, body, stored_ms FROM statements WHERE seq = (${SEQ_OF_ID})`)
-  const total = db.prepare('SELECT sum(count) FROM hourly_totals').pluck()
+  const lrsTotal = db.prepare('SELECT sum(count) FROM hourly_totals').pluck()
+  // A store's statements per hour, from its store term's counts (terms.js,
+  // store-terms.js; schema.js, COUNTED_KINDS).
+  const storeNumbers = db.prepare('SELECT number FROM stores WHERE number > 0').pluck()
+  const termCounts = db.prepare('SELECT hour, count FROM hourly_terms WHERE term = ? AND hour BETWEEN ? AND ?')
+  const termTotal = db.prepare('SELECT sum(count) FROM hourly_terms WHERE term = ?').pluck()
+  const storeTermIds = (store) => {
+    const id = termId(STORE_TERM)
+    return id === undefined ? [] : (store ? [store] : storeNumbers.all()).map((n) => termIn(n, id))
+  }
+  function storedIn (store) {
+    let total = store ? 0 : lrsTotal.get() || 0
+    for (const term of storeTermIds(store)) total += (store ? 1 : -1) * (termTotal.get(term) || 0)
+    return total
+  }
   const hourTotals = db.prepare('SELECT hour, count FROM hourly_totals WHERE hour BETWEEN ? AND ?')
-  const hourTerms = db.prepare(`SELECT t.term, c.count FROM
-    (SELECT term, sum(count) AS count FROM hourly_terms WHERE hour BETWEEN ? AND ? GROUP BY term HAVING count > 0) c JOIN terms t ON t.id = c.term`)
+  // (a store's term ids, negative, are decoded here: store-terms.js)
+  const hourTerms = db.prepare('SELECT term AS id, sum(count) AS count FROM hourly_terms WHERE hour BETWEEN ? AND ? GROUP BY term HAVING count > 0')
+  const termString = db.prepare('SELECT term FROM terms WHERE id = ?').pluck()
+  const scanRows = db.prepare('SELECT seq, id, ts, body, stored_ms FROM statements WHERE seq > ? AND seq <= ? AND store IS ? ORDER BY seq LIMIT ?')
   const spilledSeq = db.prepare('SELECT seq FROM statements WHERE stored_ms IS NOT NULL AND stored_ms <= ? ORDER BY stored_ms DESC, seq DESC LIMIT 1').pluck()
 
   // The last seq of what was stored at or before `ms`, for since and
@@ -151,7 +169,7 @@ function statementsRepository (db, { writer }) {
     async findOne (id, { voided, authorityKey }) {
       const r = byId.get({ id: idToBlob(id), voided: voided ? 1 : 0 })
       if (!r) return null
-      if (authorityKey && r.authority !== termId(agentTerm('u', authorityKey))) return null
+      if (authorityKey && r.authority !== termIn(storeOf(id), termId(agentTerm('u', authorityKey)))) return null
       return toRow(r)
     },
 
@@ -160,7 +178,7 @@ function statementsRepository (db, { writer }) {
     },
 
     async findReferencedIds (q, { limit }) {
-      const query = referencedQuery(q, { termId, limit })
+      const query = referencedQuery(q, { termId: storeTermReader(termId, q.store), limit })
       return query ? prepared(query.sql, { pluck: true }).all(query.params).map(blobToId) : []
     },
 
@@ -173,7 +191,8 @@ function statementsRepository (db, { writer }) {
       const orSeqs = q.orIds.length
         ? prepared(ID_TABLES.map((table) => `SELECT seq FROM ${table} WHERE id IN (${placeholders(q.orIds.length)})`).join(' UNION '), { pluck: true }).all(ID_TABLES.flatMap(() => q.orIds.map(idToBlob))).sort((a, b) => a - b)
         : []
-      const first = statementSeqQuery(q, { termId, lastSeqAt, orSeqs })
+      const inStore = storeTermReader(termId, q.store)
+      const first = statementSeqQuery(q, { termId: inStore, lastSeqAt, orSeqs })
       if (!first) return []
       if (first.driver === null) return rowsBySeq(prepared(first.sql, { pluck: true }).all(first.params))
       const seqs = []
@@ -184,7 +203,7 @@ function statementsRepository (db, { writer }) {
         const within = edge === undefined ? {} : q.ascending ? { high: edge - 1 } : { low: edge + 1 }
         // since and until are in the first query's bounds already: not
         // looked up again for each window
-        const query = statementSeqQuery({ ...q, since: null, until: null, limit: q.limit - seqs.length }, { termId, lastSeqAt, orSeqs, within: { low: low ?? undefined, high: high ?? undefined, ...within } })
+        const query = statementSeqQuery({ ...q, since: null, until: null, limit: q.limit - seqs.length }, { termId: inStore, lastSeqAt, orSeqs, within: { low: low ?? undefined, high: high ?? undefined, ...within } })
         seqs.push(...prepared(query.sql, { pluck: true }).all(query.params))
         if (seqs.length >= q.limit || edge === undefined) break
         if (q.ascending) low = edge
@@ -200,8 +219,8 @@ function statementsRepository (db, { writer }) {
     // Walks the agent's terms one after the other (each in index order), so
     // a position is "<term number>:<seq>"; a statement under two terms
     // comes twice.
-    async findByAgent (agent, { after = null, limit }) {
-      const terms = agentTerms(agent, true).map(termId)
+    async findByAgent (agent, { after = null, limit, store = 0 }) {
+      const terms = agentTerms(agent, true).map(storeTermReader(termId, store))
       let [k, seq] = after === null ? [0, -1] : after.split(':').map(Number)
       for (; k < terms.length; k++, seq = -1) {
         if (terms[k] === undefined) continue
@@ -219,37 +238,45 @@ function statementsRepository (db, { writer }) {
     // Every statement (voided ones too) stored after `since` and at or
     // before `until`, in stored order, from the keyset position `after`
     // (export).
-    async scan ({ since = null, until = null, after = null, limit }) {
+    // `store`: its number (0, the default store).
+    async scan ({ since = null, until = null, after = null, limit, store = 0 }) {
       const low = Math.max(after === null ? -1 : Number(after), since === null ? -1 : lastSeqAt(since.getTime()))
       const high = until === null ? Number.MAX_SAFE_INTEGER : lastSeqAt(until.getTime())
-      return db.prepare('SELECT seq, id, ts, body, stored_ms FROM statements WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?').all(low, high, limit).map(toRow)
+      return scanRows.all(low, high, store || null, limit).map(toRow)
     },
 
     // Counts for GET /admin/overview from the hourly counters (schema.js):
     // whole hours, from the one `since` falls in to the one `until` falls
     // in. `authorityKeys`: the authorities it can name (others are null).
-    async aggregate ({ since, until, authorityKeys = [], top = 10 }) {
+    async aggregate ({ since, until, authorityKeys = [], top = 10, store = 0 }) {
       const from = Math.floor(since.getTime() / HOUR_MS)
       const to = Math.floor(until.getTime() / HOUR_MS)
-      const perHour = new Map(hourTotals.all(from, to).map((r) => [r.hour, r.count]))
+      // Per hour: a store's from its store term (store-terms.js); the
+      // default store's are the whole LRS's less every other store's.
+      const perHour = new Map(store ? [] : hourTotals.all(from, to).map((r) => [r.hour, r.count]))
+      for (const term of storeTermIds(store)) {
+        for (const { hour, count } of termCounts.all(term, from, to)) perHour.set(hour, (perHour.get(hour) || 0) + (store ? count : -count))
+      }
       const hours = []
       for (let h = from; h <= to; h++) hours.push({ start: new Date(h * HOUR_MS), count: perHour.get(h) || 0 })
       const verbs = []
       const activities = []
       const byHash = new Map(authorityKeys.map((key) => [hashedAgent(key), key]))
       const authorities = new Map()
-      for (const { term, count } of hourTerms.all(from, to)) {
+      for (const { id, count } of hourTerms.all(from, to)) {
+        if (storeOfTermId(id) !== store) continue
+        const term = termString.get(plainTermId(id))
         const name = term.slice(2)
         if (term.startsWith('v:')) verbs.push({ verb: name, count })
         else if (term.startsWith('o:')) activities.push({ activity: name, count })
-        else {
+        else if (term.startsWith('u:')) {
           const key = byHash.get(name) ?? null
           authorities.set(key, (authorities.get(key) || 0) + count)
         }
       }
       const topOf = (list) => list.sort((a, b) => b.count - a.count).slice(0, top)
       return {
-        total: total.get() || 0,
+        total: storedIn(store),
         hours,
         verbs: topOf(verbs),
         activities: topOf(activities),
@@ -257,11 +284,16 @@ function statementsRepository (db, { writer }) {
       }
     },
 
+    // Statements stored in a store (voided ones too), from the counters.
+    async count ({ store = 0 } = {}) {
+      return storedIn(store)
+    },
+
     // The plans SQLite chooses for a query and its window edges (tests
     // check every shape is served by an index in order, with no sort of
     // its own).
     explainQuery (q) {
-      const query = statementSeqQuery(q, { termId, lastSeqAt })
+      const query = statementSeqQuery(q, { termId: storeTermReader(termId, q.store), lastSeqAt })
       if (!query) return []
       const plan = (sql, params) => db.prepare('EXPLAIN QUERY PLAN ' + sql).all(params).map((r) => r.detail)
       const edge = query.driver === null ? [] : plan(postingsSql(q.ascending ? 'ASC' : 'DESC', { offset: true }), [...termRange(query.driver, 0, Number.MAX_SAFE_INTEGER), 1, WINDOW_POSTINGS])

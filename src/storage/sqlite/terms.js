@@ -7,6 +7,8 @@
 //   o:<activity>  the object Activity (`activity`)
 //   c:<activity>  another related Activity (`related_activities`)
 //   v:<verb>      g:<registration>
+//   s:            the store, for a statement of any store but the default
+//                 one (store-terms.js: how its term ids are its store's)
 // and the integer ids the `terms` table gives them. An <agent> is a hash
 // of the agent's identifier: the dictionary outlives the statements (its
 // ids are cached by every worker), so it must not keep a learner's email
@@ -14,6 +16,7 @@
 
 const crypto = require('node:crypto')
 const { BoundedMap } = require('../../lib/bounded-map')
+const { STORE_TERM } = require('./store-terms')
 
 const CACHED_TERMS = 200000
 
@@ -51,6 +54,7 @@ function termsOf (record) {
   for (const a of record.relAgents) if (!agents.has(a) && a !== record.authorityKey) out.all.push(agentTerm('r', a))
   for (const a of activities) out.all.push('o:' + a)
   for (const a of record.relActivities) if (!activities.has(a)) out.all.push('c:' + a)
+  if (record.store) out.all.push(STORE_TERM)
   return out
 }
 

@@ -8,6 +8,7 @@ const { termWriter } = require('./terms')
 const { idFilter } = require('./id-filter')
 const { indexMerges } = require('./index-merges')
 const { idToBlob, blobToId } = require('./ids')
+const { termIn, plainTermId, STORE_SPAN } = require('./store-terms')
 const { firstSeqOf, lastSeqOf, storedMsOf } = require('./seq')
 const { LEVELS, RECENT_BUFFERS, DICT_TABLES, SEQ_OF_ID, HOUR_MS, COUNTED_KINDS } = require('./schema')
 
@@ -26,8 +27,8 @@ const PAIRS_PER_INSERT = 100
 function sortedRows (terms, seqs) {
   const seqAt = Float64Array.from(new Set(seqs)).sort()
   const ranks = seqAt.length
-  let largest = 0
-  for (const term of terms) if (term > largest) largest = term
+  let largest = 0 // in size: a store's term ids are negative (store-terms.js)
+  for (const term of terms) if (Math.abs(term) > largest) largest = Math.abs(term)
   if ((largest + 1) * ranks > Number.MAX_SAFE_INTEGER) { // never with real term ids; still right
     return terms.map((term, i) => [term, seqs[i]]).sort((a, b) => a[0] - b[0] || a[1] - b[1]).flat()
   }
@@ -81,7 +82,7 @@ function counters (db) {
     if (strings && typeof strings[i] === 'string') return COUNTED.has(strings[i].slice(0, 2))
     let kind = kinds.get(id)
     if (kind === undefined) {
-      kind = kindOf.get(id)
+      kind = kindOf.get(plainTermId(id))
       if (kinds.size > 100000) kinds.clear()
       kinds.set(id, kind)
     }
@@ -101,7 +102,7 @@ function counters (db) {
         const id = termIds[i]
         if (!counted(id, i, strings)) continue
         // one number for (hour, term) while term ids fit in 32 bits
-        const key = id < TERM_KEY_SPAN ? hour * TERM_KEY_SPAN + id : hour + ':' + id
+        const key = id >= 0 && id < TERM_KEY_SPAN ? hour * TERM_KEY_SPAN + id : hour + ':' + id
         let counter = terms.get(key)
         if (!counter) terms.set(key, (counter = { hour, id, n: 0 }))
         counter.n += delta
@@ -135,8 +136,8 @@ function writeOps (db) {
   const terms = termWriter(db, { dictTables: DICT_TABLES, recentDicts: RECENT_BUFFERS.map((buffer) => buffer.dict), active: () => active })
   const lastSeq = db.prepare('SELECT max(seq) FROM statements').pluck()
   const insertStatement = db.prepare(`INSERT OR IGNORE INTO statements
-    (seq, id, voiding, ts, verb, registration, authority, ref, term_ids, attachments, body, stored_ms)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+    (seq, id, voiding, ts, verb, registration, authority, ref, term_ids, attachments, body, stored_ms, store)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
   const seqOfId = db.prepare(SEQ_OF_ID).pluck()
   const storedIds = idFilter(db)
   // the seq of the statement with `id` (as stored), or undefined
@@ -271,10 +272,14 @@ function writeOps (db) {
   // term made by an operation whose savepoint is undone is forgotten with
   // it (dropFrom). The verb, authority and registration are the first of
   // `all` (terms.js).
+  // A statement of a store but the default one has its store's term ids
+  // (store-terms.js) but for its verb, a check on rows of the store already;
+  // `plain`, the dictionary's, are what the worker learns.
   function termIdsOf (record) {
     const t = record.terms
-    const all = t.all.map(terms.id)
-    return { all, verb: all[0], authority: all[1], registration: t.registration ? all[2] : null }
+    const plain = t.all.map(terms.id)
+    const all = record.store ? plain.map((id) => termIn(record.store, id)) : plain
+    return { all, plain, verb: plain[0], authority: all[1], registration: t.registration ? all[2] : null }
   }
 
   // The ids of the terms the worker sent as strings, in the order it sent
@@ -283,7 +288,7 @@ function writeOps (db) {
   let stringTerms = 0 // terms received as strings (writerStats)
   function idsOfStrings (records, ids) {
     const out = []
-    records.forEach((r, i) => r.terms.all.forEach((term, k) => { if (typeof term === 'string') out.push(ids[i].all[k]) }))
+    records.forEach((r, i) => r.terms.all.forEach((term, k) => { if (typeof term === 'string') out.push(ids[i].plain[k]) }))
     stringTerms += out.length
     return out
   }
@@ -294,7 +299,7 @@ function writeOps (db) {
   // in that millisecond. (term_ids is JSON of whole numbers: joined.)
   function insertRecord (r, t, seq, { id, forwardTo, now, pairs, storedMs = null }) {
     const { changes } = insertStatement.run(seq, id, r.voiding ? 1 : 0, r.timestampFromStored ? 1 : 0, t.verb, t.registration || null, t.authority,
-      r.ref ? idToBlob(r.ref) : null, '[' + t.all.join(',') + ']', r.attachments.length ? JSON.stringify(r.attachments) : null, r.body, storedMs)
+      r.ref ? idToBlob(r.ref) : null, '[' + t.all.join(',') + ']', r.attachments.length ? JSON.stringify(r.attachments) : null, r.body, storedMs, r.store || null)
     if (changes !== 1) throw new Error(`statement ${r.id} was not stored at seq ${seq}`) // OR IGNORE: a taken seq, a missing column
     insertIds[active].run(id, seq)
     storedIds.add(id)
@@ -420,6 +425,16 @@ function writeOps (db) {
       counts.flush()
     },
 
+    // Stores (src/stores/): a new one takes the next number. 'created',
+    // 'taken' (the id) or 'full' (store-terms.js, STORE_SPAN).
+    storeCreate ({ id, name }) {
+      if (db.prepare('SELECT 1 FROM stores WHERE id = ?').get(id)) return 'taken'
+      const number = db.prepare('SELECT coalesce(max(number), 0) + 1 FROM stores').pluck().get()
+      if (number >= STORE_SPAN) return 'full'
+      db.prepare('INSERT INTO stores (number, id, name, created_at) VALUES (?, ?, ?, ?)').run(number, id, name, Date.now())
+      return 'created'
+    },
+
     documentInsert (doc) {
       return db.prepare(`INSERT INTO documents (key, resource, scope, registration, doc_id, content_type, etag, updated, content, agent)
         VALUES (@key, @resource, @scope, @registration, @docId, @contentType, @etag, @updated, @content, @agent) ON CONFLICT (key) DO NOTHING`).run(doc).changes > 0
@@ -486,18 +501,18 @@ function writeOps (db) {
       return { state: count('state'), agentProfile: count('agentProfile') }
     },
 
-    credentialUpsert ({ key, secretHash, scopes }) {
-      const before = db.prepare('SELECT secret_hash, scopes FROM credentials WHERE key = ?').get(key)
-      if (before && before.secret_hash === secretHash && before.scopes === JSON.stringify(scopes)) return
-      db.prepare(`INSERT INTO credentials (key, secret_hash, scopes, created_at) VALUES (?, ?, ?, ?)
-        ON CONFLICT (key) DO UPDATE SET secret_hash = excluded.secret_hash, scopes = excluded.scopes`).run(key, secretHash, JSON.stringify(scopes), Date.now())
+    credentialUpsert ({ key, secretHash, scopes, store = 0 }) {
+      const before = db.prepare('SELECT secret_hash, scopes, store FROM credentials WHERE key = ?').get(key)
+      if (before && before.secret_hash === secretHash && before.scopes === JSON.stringify(scopes) && before.store === store) return
+      db.prepare(`INSERT INTO credentials (key, secret_hash, scopes, created_at, store) VALUES (?, ?, ?, ?, ?)
+        ON CONFLICT (key) DO UPDATE SET secret_hash = excluded.secret_hash, scopes = excluded.scopes, store = excluded.store`).run(key, secretHash, JSON.stringify(scopes), Date.now(), store)
       credentialsChanged()
     },
 
     // false when the key exists already
-    credentialCreate ({ key, secretHash, scopes }) {
-      const { changes } = db.prepare('INSERT INTO credentials (key, secret_hash, scopes, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (key) DO NOTHING')
-        .run(key, secretHash, JSON.stringify(scopes), Date.now())
+    credentialCreate ({ key, secretHash, scopes, store = 0 }) {
+      const { changes } = db.prepare('INSERT INTO credentials (key, secret_hash, scopes, created_at, store) VALUES (?, ?, ?, ?, ?) ON CONFLICT (key) DO NOTHING')
+        .run(key, secretHash, JSON.stringify(scopes), Date.now(), store)
       if (changes) credentialsChanged()
       return changes === 1
     },

@@ -1,0 +1,61 @@
+'use strict'
+
+// Stores under /admin/stores, for credentials with `stores/admin`:
+//   GET  /admin/stores    list, with the statements each holds
+//   POST /admin/stores    create
+// A store's data is kept apart from every other's (src/stores/store-keys.js);
+// a credential belongs to one (POST /admin/credentials, `store`).
+
+const { errors } = require('../errors')
+const { json, schema, response } = require('../http/openapi-parts')
+const { storeDirectory, STORE_ID } = require('../stores/store-directory')
+
+const CREATE_BODY = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['id'],
+  properties: {
+    id: { type: 'string', pattern: STORE_ID, description: 'How the API names the store, for good: lower-case letters, digits and dashes.' },
+    name: { type: 'string', minLength: 1, maxLength: 200, description: 'What people see; the id when omitted.' }
+  }
+}
+
+const iso = (date) => date ? new Date(date).toISOString() : null
+
+function storesRoutes ({ storage }) {
+  const directory = storeDirectory(storage)
+  return [{
+    method: 'get',
+    path: '/stores',
+    scope: 'stores',
+    operationId: 'listStores',
+    summary: 'List stores',
+    responses: { 200: response('The stores.', { content: json(schema('StoreList')) }) },
+    async handler (req, res) {
+      const stores = await directory.all()
+      const counted = await Promise.all(stores.map(async (s) => ({ id: s.id, name: s.name, createdAt: iso(s.createdAt), statements: await storage.statements.count({ store: s.number }) })))
+      res.json({ stores: counted })
+    }
+  }, {
+    method: 'post',
+    path: '/stores',
+    scope: 'stores',
+    operationId: 'createStore',
+    summary: 'Create a store',
+    description: 'A store is empty when made; give it credentials (POST /admin/credentials with `store`). 409 LRS_ERR_STORE_EXISTS for an id in use, LRS_ERR_STORE_LIMIT past the stores the engine holds (SQLite: 2,047 besides the default one).',
+    body: { kind: 'json', name: 'StoreRequest', schema: CREATE_BODY },
+    responses: { 201: response('Created.', { content: json(schema('Store')) }) },
+    errors: [errors.StoreExists, errors.StoreLimit],
+    async handler (req, res, { body }) {
+      const name = body.name || body.id
+      const made = await storage.stores.create({ id: body.id, name })
+      if (made === 'taken') throw errors.StoreExists()
+      if (made === 'full') throw errors.StoreLimit('this LRS holds as many stores as its engine can (SQLite: 2,047, the default one included)')
+      const store = await directory.byId(body.id)
+      req.log.info({ audit: 'store-created', store: body.id }, 'store created')
+      res.status(201).json({ id: store.id, name: store.name, createdAt: iso(store.createdAt), statements: 0 })
+    }
+  }]
+}
+
+module.exports = { storesRoutes }

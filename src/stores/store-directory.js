@@ -1,0 +1,27 @@
+'use strict'
+
+// The stores by id and by number, read from storage when asked (the admin
+// API asks rarely; a worker keeps nothing that could go stale).
+
+const { errors } = require('../errors')
+
+// A store's id: how the API names it, for good.
+const STORE_ID = '^[a-z0-9][a-z0-9-]{0,62}$'
+
+function storeDirectory (storage) {
+  return {
+    all: () => storage.stores.all(),
+    // The store with this id, or 404.
+    async byId (id) {
+      const store = (await storage.stores.all()).find((s) => s.id === id)
+      if (!store) throw errors.NotFound(`no store "${id}"`)
+      return store
+    },
+    // number -> id, for listings
+    async ids () {
+      return new Map((await storage.stores.all()).map((s) => [s.number, s.id]))
+    }
+  }
+}
+
+module.exports = { storeDirectory, STORE_ID }

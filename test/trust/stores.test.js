@@ -1,0 +1,274 @@
+'use strict'
+
+// Issue 36: stores. A credential belongs to one store; nothing of another
+// store can be read, matched, voided, overwritten or erased through it,
+// and the same statement id may be stored in two stores.
+
+const { test } = require('node:test')
+const assert = require('node:assert/strict')
+const crypto = require('node:crypto')
+const { startLrs, ADMIN, ENGINE } = require('../helpers/lrs')
+const { checkSqliteStore } = require('../../src/storage/sqlite/check')
+const { statement, allIds } = require('../helpers/statements')
+const { buildMultipart } = require('../../src/http/multipart')
+const { asSchema10 } = require('../helpers/sqlite-files')
+
+// An LRS with a store `acme` beside the default one, and for each store
+// a credential with every xAPI scope and `admin` (the bootstrap credential
+// is the default store's).
+async function twoStores () {
+  const lrs = await startLrs()
+  const created = await lrs.http('/admin/stores', { method: 'POST', body: { id: 'acme', name: 'ACME Corp' } })
+  assert.equal(created.status, 201, created.text)
+  const credential = async (store) => {
+    const res = await lrs.http('/admin/credentials', { method: 'POST', body: { scopes: ['all', 'admin'], store } })
+    assert.equal(res.status, 201, res.text)
+    assert.equal(res.json.store, store)
+    return [res.json.key, res.json.secret]
+  }
+  const acme = await credential('acme')
+  const other = await credential('default')
+  const as = (auth) => (path, options = {}) => lrs.client(path, { auth, ...options })
+  const adminAs = (auth) => (path, options = {}) => lrs.http(path, { auth, ...options })
+  return { lrs, acme: as(acme), home: as(other), acmeAdmin: adminAs(acme), homeAdmin: adminAs(other) }
+}
+
+async function post (client, body) {
+  const res = await client('/statements', { method: 'POST', body })
+  assert.equal(res.status, 200, res.text)
+  return res.json
+}
+
+async function idsOf (client, query) {
+  return allIds({ client }, query)
+}
+
+test('the same statement id in two stores: each store reads its own, and queries see their own store only', async () => {
+  const { acme, home } = await twoStores()
+  const id = crypto.randomUUID()
+  const verb = { id: `http://example.com/verbs/${crypto.randomUUID()}` }
+  const activity = { objectType: 'Activity', id: `http://example.com/activities/${crypto.randomUUID()}` }
+  const actor = { mbox: `mailto:shared-${crypto.randomUUID()}@example.com` }
+  const registration = crypto.randomUUID()
+  const shared = { verb, object: activity, actor, context: { registration } }
+  await post(home, statement({ id, ...shared, result: { response: 'home' } }))
+  await post(acme, statement({ id, ...shared, result: { response: 'acme' } }))
+  const homeOnly = (await post(home, statement(shared)))[0]
+  const acmeOnly = (await post(acme, statement(shared)))[0]
+
+  assert.equal((await home(`/statements?statementId=${id}`)).json.result.response, 'home')
+  assert.equal((await acme(`/statements?statementId=${id}`)).json.result.response, 'acme')
+  assert.equal((await acme(`/statements?statementId=${homeOnly}`)).status, 404)
+  assert.equal((await home(`/statements?statementId=${acmeOnly}`)).status, 404)
+
+  for (const query of ['', `verb=${encodeURIComponent(verb.id)}`, `activity=${encodeURIComponent(activity.id)}`, `agent=${encodeURIComponent(JSON.stringify(actor))}`,
+    `registration=${registration}`, `agent=${encodeURIComponent(JSON.stringify(actor))}&related_agents=true&verb=${encodeURIComponent(verb.id)}`]) {
+    const inAcme = await idsOf(acme, query)
+    const inHome = await idsOf(home, query)
+    assert.ok(inAcme.includes(acmeOnly) && inAcme.includes(id) && !inAcme.includes(homeOnly), `acme, ${query}`)
+    assert.ok(inHome.includes(homeOnly) && inHome.includes(id) && !inHome.includes(acmeOnly), `default, ${query}`)
+    if (query) {
+      assert.equal(inAcme.length, 2, `acme, ${query}`)
+      assert.equal(inHome.length, 2, `default, ${query}`)
+    }
+  }
+  // the answers carry each store's own statement
+  const page = await acme(`/statements?verb=${encodeURIComponent(verb.id)}`)
+  assert.deepEqual(page.json.statements.map((s) => s.result && s.result.response).filter(Boolean), ['acme'])
+})
+
+test('a voiding statement or a StatementRef in one store never touches the statement of that id in another', async () => {
+  const { acme, home } = await twoStores()
+  const target = crypto.randomUUID()
+  const verb = { id: `http://example.com/verbs/${crypto.randomUUID()}` }
+  await post(home, statement({ id: target, verb }))
+  // acme voids an id only the default store has: nothing there changes
+  const [voiding] = await post(acme, statement({ verb: { id: 'http://adlnet.gov/expapi/verbs/voided' }, object: { objectType: 'StatementRef', id: target } }))
+  assert.equal((await home(`/statements?statementId=${target}`)).status, 200)
+  assert.equal((await home(`/statements?voidedStatementId=${target}`)).status, 404)
+  assert.deepEqual(await idsOf(home, `verb=${encodeURIComponent(verb.id)}`), [target])
+  // acme stores the id later: its own copy is voided (the voiding came first), the default store's is not
+  await post(acme, statement({ id: target, verb }))
+  assert.equal((await acme(`/statements?voidedStatementId=${target}`)).status, 200)
+  assert.equal((await acme(`/statements?statementId=${target}`)).status, 404)
+  assert.equal((await home(`/statements?statementId=${target}`)).status, 200)
+  // a StatementRef in acme to a statement only the default store has matches nothing there
+  const other = crypto.randomUUID()
+  await post(home, statement({ id: other, verb }))
+  const ref = (await post(acme, statement({ verb: { id: `http://example.com/verbs/${crypto.randomUUID()}` }, object: { objectType: 'StatementRef', id: other } })))[0]
+  assert.ok(!(await idsOf(home, `verb=${encodeURIComponent(verb.id)}`)).includes(ref))
+  // in acme, the verb matches its own voided copy, through its voiding statement (Communication 2.1.4), and nothing else
+  assert.deepEqual(await idsOf(acme, `verb=${encodeURIComponent(verb.id)}`), [voiding])
+})
+
+test('a more token made in one store pages through the store of the credential that sends it', async () => {
+  const { acme, home } = await twoStores()
+  const verb = { id: `http://example.com/verbs/${crypto.randomUUID()}` }
+  await post(home, Array.from({ length: 5 }, () => statement({ verb })))
+  const acmeIds = await post(acme, Array.from({ length: 3 }, () => statement({ verb })))
+  const first = await home(`/statements?verb=${encodeURIComponent(verb.id)}&limit=2`)
+  assert.ok(first.json.more)
+  const replayed = await acme(first.json.more.replace(/^\/xapi/, ''))
+  if (replayed.status === 200) for (const s of replayed.json.statements) assert.ok(acmeIds.includes(s.id))
+  else assert.equal(replayed.status, 400)
+})
+
+test('documents of one store are not found, listed, overwritten or deleted through another', async () => {
+  const { acme, home } = await twoStores()
+  const agent = encodeURIComponent(JSON.stringify({ mbox: `mailto:doc-${crypto.randomUUID()}@example.com` }))
+  const activityId = encodeURIComponent(`http://example.com/activities/${crypto.randomUUID()}`)
+  const state = `/activities/state?activityId=${activityId}&agent=${agent}&stateId=bookmark`
+  const profile = `/activities/profile?activityId=${activityId}&profileId=p1`
+  for (const [path, list] of [[state, `/activities/state?activityId=${activityId}&agent=${agent}`], [profile, `/activities/profile?activityId=${activityId}`]]) {
+    const put = await home(path, { method: 'PUT', body: { store: 'home' }, headers: { 'If-None-Match': '*' } })
+    assert.equal(put.status, 204, `${path}: ${put.text}`)
+    assert.equal((await acme(path)).status, 404)
+    assert.deepEqual((await acme(list)).json, [])
+    // acme's own document of the same key: a new one (If-None-Match: * holds)
+    assert.equal((await acme(path, { method: 'PUT', body: { store: 'acme' }, headers: { 'If-None-Match': '*' } })).status, 204)
+    assert.deepEqual((await home(path)).json, { store: 'home' })
+    assert.deepEqual((await acme(path)).json, { store: 'acme' })
+    assert.equal((await acme(path, { method: 'DELETE', headers: path === profile ? { 'If-Match': '*' } : {} })).status, 204)
+    assert.deepEqual((await home(path)).json, { store: 'home' })
+  }
+})
+
+test('an attachment stored in one store is not served with a statement of another', async () => {
+  const { acme, home } = await twoStores()
+  const content = Buffer.from(`attachment ${crypto.randomUUID()}`)
+  const sha2 = crypto.createHash('sha256').update(content).digest('hex')
+  const attachment = { usageType: 'http://example.com/usage', display: { 'en-US': 'a file' }, contentType: 'text/plain', length: content.length, sha2 }
+  const body = statement({ attachments: [attachment] })
+  const boundary = 'xapi-test'
+  const multipart = buildMultipart([{ headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) }, { headers: { 'Content-Type': 'text/plain', 'Content-Transfer-Encoding': 'binary', 'X-Experience-API-Hash': sha2 }, body: content }], boundary)
+  const stored = await home('/statements', { method: 'POST', body: multipart, raw: true, headers: { 'Content-Type': `multipart/mixed; boundary=${boundary}` } })
+  assert.equal(stored.status, 200, stored.text)
+  // acme declares the same hash with a fileUrl and sends no content
+  const [id] = await post(acme, statement({ attachments: [{ ...attachment, fileUrl: 'http://example.com/file.txt' }] }))
+  const res = await acme(`/statements?statementId=${id}&attachments=true`)
+  assert.equal(res.status, 200)
+  assert.ok(!res.buffer.includes(content), 'the default store\'s attachment was served to acme')
+  const own = await home(`/statements?statementId=${stored.json[0]}&attachments=true`)
+  assert.ok(own.buffer.includes(content))
+})
+
+test('a store\'s admin sees and manages its own store only; stores/admin manages the stores', async () => {
+  const { lrs, acme, home, acmeAdmin } = await twoStores()
+  const learner = { mbox: `mailto:erase-${crypto.randomUUID()}@example.com` }
+  await post(home, statement({ actor: learner }))
+  await post(acme, statement({ actor: learner }))
+  await post(acme, statement())
+
+  // the stores: for stores/admin only
+  assert.equal((await acmeAdmin('/admin/stores')).status, 403)
+  assert.equal((await acmeAdmin('/admin/stores', { method: 'POST', body: { id: 'mine' } })).status, 403)
+  const stores = await lrs.http('/admin/stores')
+  assert.equal(stores.status, 200)
+  assert.deepEqual(stores.json.stores.map((s) => [s.id, s.statements]), [['default', 1], ['acme', 2]])
+  assert.equal((await lrs.http('/admin/stores', { method: 'POST', body: { id: 'acme' } })).status, 409)
+  assert.equal((await lrs.http('/admin/stores', { method: 'POST', body: { id: 'Not An Id' } })).status, 400)
+
+  // credentials: acme's admin lists acme's, cannot make one elsewhere or give stores/admin
+  const listed = await acmeAdmin('/admin/credentials')
+  assert.ok(listed.json.credentials.every((c) => c.store === 'acme'), listed.text)
+  assert.ok(!listed.json.credentials.some((c) => c.key === ADMIN.user))
+  assert.equal((await acmeAdmin('/admin/credentials', { method: 'POST', body: { scopes: ['all'], store: 'default' } })).status, 404)
+  assert.equal((await acmeAdmin('/admin/credentials', { method: 'POST', body: { scopes: ['stores/admin'] } })).status, 403)
+  const made = await acmeAdmin('/admin/credentials', { method: 'POST', body: { scopes: ['statements/read'] } })
+  assert.equal(made.json.store, 'acme')
+  const homeKey = (await lrs.http('/admin/credentials')).json.credentials.find((c) => c.store === 'default' && c.key !== ADMIN.user).key
+  assert.equal((await acmeAdmin(`/admin/credentials/${homeKey}`, { method: 'DELETE' })).status, 404)
+  assert.equal((await acmeAdmin(`/admin/credentials/${homeKey}`, { method: 'PUT', body: { scopes: ['all'] } })).status, 404)
+
+  // overview and export: acme's statements only
+  assert.equal((await acmeAdmin('/admin/overview')).json.total, 2)
+  assert.equal((await lrs.http('/admin/overview')).json.total, 1)
+  const exported = (await acmeAdmin('/admin/statements/export')).text.trim().split('\n')
+  assert.equal(exported.length, 2)
+  // forwarding is the whole LRS's
+  assert.equal((await acmeAdmin('/admin/forwarding/upstreams')).status, 403)
+
+  // erasure in acme leaves the learner's statements in the default store
+  const erased = await acmeAdmin(`/admin/agents?agent=${encodeURIComponent(JSON.stringify(learner))}`, { method: 'DELETE' })
+  assert.equal(erased.status, 200, erased.text)
+  assert.equal(erased.json.removed.statements, 1)
+  assert.deepEqual(await idsOf(acme, `agent=${encodeURIComponent(JSON.stringify(learner))}`), [])
+  assert.equal((await idsOf(home, `agent=${encodeURIComponent(JSON.stringify(learner))}`)).length, 1)
+})
+
+test('a store written before stores is the default store after the upgrade: its statements, documents and credentials stay there, a new store sees none of them', async () => {
+  const first = await startLrs()
+  const made = await first.http('/admin/credentials', { method: 'POST', body: { scopes: ['all'] } })
+  const old = [made.json.key, made.json.secret]
+  const verb = { id: `http://example.com/verbs/${crypto.randomUUID()}` }
+  const ids = await post((path, options = {}) => first.client(path, { auth: old, ...options }), Array.from({ length: 3 }, () => statement({ verb })))
+  const agent = encodeURIComponent(JSON.stringify({ mbox: 'mailto:old@example.com' }))
+  const state = `/activities/state?activityId=${encodeURIComponent('http://example.com/a')}&agent=${agent}&stateId=s`
+  assert.equal((await first.client(state, { method: 'PUT', body: { old: true } })).status, 204)
+  const env = { ...first.storeEnv }
+  await first.close({ graceMs: 0 })
+  // back to what the LRS wrote before stores
+  if (first.engine === 'sqlite') asSchema10(env.LRS_DATA_DIR).close()
+  else await withDatabase(env, (db) => db.collection('credentials').updateMany({}, { $unset: { store: '' } }))
+
+  const lrs = await startLrs(env)
+  assert.deepEqual((await lrs.http('/admin/stores')).json.stores.map((s) => [s.id, s.statements]), [['default', 3]])
+  const inOld = await idsOf((path, options = {}) => lrs.client(path, { auth: old, ...options }), `verb=${encodeURIComponent(verb.id)}`)
+  assert.deepEqual([...inOld].sort(), [...ids].sort())
+  assert.equal((await lrs.http('/admin/credentials')).json.credentials.find((c) => c.key === old[0]).store, 'default')
+  assert.equal((await lrs.http('/admin/stores', { method: 'POST', body: { id: 'acme' } })).status, 201)
+  const acmeCredential = await lrs.http('/admin/credentials', { method: 'POST', body: { scopes: ['all'], store: 'acme' } })
+  const acme = (path, options = {}) => lrs.client(path, { auth: [acmeCredential.json.key, acmeCredential.json.secret], ...options })
+  assert.deepEqual(await idsOf(acme, ''), [])
+  assert.deepEqual(await idsOf(acme, `verb=${encodeURIComponent(verb.id)}`), [])
+  assert.equal((await acme(`/statements?statementId=${ids[0]}`)).status, 404)
+  assert.equal((await acme(state)).status, 404)
+  assert.deepEqual((await lrs.client(state)).json, { old: true })
+})
+
+async function withDatabase (env, fn) {
+  const { MongoClient } = require('mongodb')
+  const client = new MongoClient(env.MONGODB_URI)
+  try {
+    return await fn(client.db(env.MONGODB_DB))
+  } finally {
+    await client.close()
+  }
+}
+
+test('SQLite: two stores\' statements through every index level stay apart, and lrs check finds nothing wrong', { skip: ENGINE !== 'sqlite' && 'SQLite files only' }, async () => {
+  const lrs = await startLrs({}, { hooks: { mergeStatements: 4, middleStatements: 8, levelRatio: 2 } })
+  assert.equal((await lrs.http('/admin/stores', { method: 'POST', body: { id: 'acme' } })).status, 201)
+  const made = await lrs.http('/admin/credentials', { method: 'POST', body: { scopes: ['all', 'admin'], store: 'acme' } })
+  const acme = (path, options = {}) => lrs.client(path, { auth: [made.json.key, made.json.secret], ...options })
+  const learner = { mbox: `mailto:levels-${crypto.randomUUID()}@example.com` }
+  const verb = { id: `http://example.com/verbs/${crypto.randomUUID()}` }
+  const registration = crypto.randomUUID()
+  const posted = { home: [], acme: [] }
+  for (let i = 0; i < 40; i++) {
+    const [name, client] = i % 2 ? ['acme', acme] : ['home', lrs.client]
+    const batch = Array.from({ length: 4 }, () => statement({ id: crypto.randomUUID(), actor: learner, verb, context: { registration } }))
+    posted[name].push(...await post(client, batch))
+  }
+  for (const [name, client] of [['home', lrs.client], ['acme', acme]]) {
+    const newestFirst = [...posted[name]].reverse()
+    for (const query of [`agent=${encodeURIComponent(JSON.stringify(learner))}`, `verb=${encodeURIComponent(verb.id)}`, `registration=${registration}`, `registration=${registration}&verb=${encodeURIComponent(verb.id)}`]) {
+      assert.deepEqual(await idsOf(client, query), newestFirst, `${name}: ${query}`)
+    }
+    assert.deepEqual((await idsOf(client, '')).filter((id) => newestFirst.includes(id) || posted[name === 'home' ? 'acme' : 'home'].includes(id)), newestFirst, `${name}: unfiltered`)
+  }
+  const overview = await lrs.http('/admin/overview', { auth: [made.json.key, made.json.secret] })
+  assert.equal(overview.json.total, 80, overview.text)
+  assert.deepEqual(overview.json.verbs.map((v) => [v.verb, v.count]), [[verb.id, 80]])
+  await lrs.close({ graceMs: 0 })
+  assert.deepEqual(checkSqliteStore({ dataDir: lrs.storeEnv.LRS_DATA_DIR }).problems, [])
+})
+
+test('SQLite: past 2,047 stores besides the default one, a new store is refused with a clear 409', { skip: ENGINE !== 'sqlite' && 'SQLite files only' }, async () => {
+  const lrs = await startLrs()
+  for (let i = 1; i < 2048; i++) assert.equal(await lrs.storage.stores.create({ id: `s-${i}`, name: `s-${i}` }), 'created')
+  const refused = await lrs.http('/admin/stores', { method: 'POST', body: { id: 'one-more' } })
+  assert.equal(refused.status, 409)
+  assert.equal(refused.json.code, 'LRS_ERR_STORE_LIMIT')
+  assert.equal((await lrs.http('/admin/stores')).json.stores.length, 2048)
+})
