@@ -11,6 +11,7 @@ const { toRecord } = require('../src/resources/statements/statement-record')
 const { loadConfig } = require('../src/config')
 const { createLogger } = require('../src/logger')
 const { openStorage } = require('../src/storage')
+const { storageRecord } = require('../src/stores/store-keys')
 
 const AUTHORITY = { objectType: 'Agent', name: 'bench', account: { homePage: 'http://localhost/lrs', name: 'bench' } }
 const BATCH = 500
@@ -22,13 +23,14 @@ async function openStoreStorage (store) {
   return storage
 }
 
-// Statements from..to of the generator; returns statements/s.
-async function fillStore (storage, from, to, { onProgress = () => {} } = {}) {
+// Statements from..to of the generator; returns statements/s. `store`:
+// the number of the store they go to (src/stores/; 0, the default one).
+async function fillStore (storage, from, to, { onProgress = () => {}, store = 0 } = {}) {
   const started = process.hrtime.bigint()
   const pending = []
   for (let i = from; i < to;) {
     const records = []
-    for (const end = Math.min(to, i + BATCH); i < end; i++) records.push(toRecord({ ...scormStatement(i), id: crypto.randomUUID() }, { authority: AUTHORITY, xapiVersion: '1.0.3' }))
+    for (const end = Math.min(to, i + BATCH); i < end; i++) records.push(storageRecord(toRecord({ ...scormStatement(i), id: crypto.randomUUID() }, { authority: AUTHORITY, xapiVersion: '1.0.3' }), store))
     pending.push(storage.statements.storeBatch([records], { stored: new Date(), sameStatement: () => true }))
     if (pending.length >= IN_FLIGHT) await pending.shift()
     if (i % 50000 === 0) onProgress(i)

@@ -12,6 +12,7 @@ const { bulkLoad, runLine } = require('./bulk-load')
 const { overloadRamp } = require('./overload-ramp')
 const { soak } = require('./soak')
 const { learnerSessions } = require('./sessions')
+const { storesIngest, storesQuery } = require('./stores')
 const { storageEngines } = require('./engines')
 const { coresSweep, summarize, checkCriteria, defaultWorkers, settingsFromEnv, LRS_APPS } = require('./cores')
 const { scaleFill, scaleChecks, largestGrowth } = require('./scale')
@@ -30,6 +31,14 @@ const PROFILES = {
   sessions: {
     quick: { maxLearners: 800, stepLearners: 80, stepSeconds: 6, intervalMs: 500, steps: 5, prefilled: 100000 },
     full: { maxLearners: 3000, stepLearners: 150, stepSeconds: 15, intervalMs: 500, steps: 10, prefilled: 1000000 }
+  },
+  stores: {
+    quick: { stores: 100, batch: 20, connections: 10, seconds: 5, pairs: 3 },
+    full: { stores: 100, batch: 20, connections: 10, seconds: 15, pairs: 5 }
+  },
+  storesQuery: {
+    quick: { big: 100000, small: 10000, queries: 40 },
+    full: { big: 1000000, small: 10000, queries: 100 }
   },
   overload: {
     quick: { connections: [5, 10, 25, 50, 100, 200], seconds: 5 },
@@ -371,6 +380,95 @@ const sessions = {
   }
 }
 
+const stores = {
+  title: 'Stores',
+  labels: {
+    figures: {
+      oneStoreStatementsPerSec: { label: 'One store', unit: 'statements/s', better: 'higher' },
+      spreadStatementsPerSec: { label: 'Spread over the stores', unit: 'statements/s', better: 'higher' },
+      oneStoreManyKeysStatementsPerSec: { label: 'One store, a key per learner group', unit: 'statements/s', better: 'higher' },
+      spreadVsOne: { label: 'Spread / one store', unit: '×', better: 'higher' },
+      manyKeysVsOne: { label: 'One store with many keys / one store', unit: '×', better: 'higher' },
+      oneStoreWriterCpuMicrosPerStatement: { label: 'One store, SQLite writer CPU per statement', unit: 'µs', better: 'lower' },
+      spreadWriterCpuMicrosPerStatement: { label: 'Spread, SQLite writer CPU per statement', unit: 'µs', better: 'lower' },
+      oneStoreWorkersCpuMicrosPerStatement: { label: 'One store, workers\' CPU per statement', unit: 'µs', better: 'lower' },
+      spreadWorkersCpuMicrosPerStatement: { label: 'Spread, workers\' CPU per statement', unit: 'µs', better: 'lower' },
+      oneStoreP99Ms: { label: 'One store, P99', unit: 'ms', better: 'lower' },
+      spreadP99Ms: { label: 'Spread, P99', unit: 'ms', better: 'lower' }
+    },
+    columns: {
+      ...pick('statementsPerSec', 'p50Ms', 'p99Ms', 'errors'),
+      kind: { label: 'Statements go to' },
+      pair: { label: 'Pair' },
+      non2xx: { label: 'Non-2xx responses', unit: 'responses' },
+      sent: { label: 'Statements sent', unit: 'statements' },
+      workersCpuMicrosPerStatement: { label: 'Workers\' CPU per statement', unit: 'µs' },
+      writerCpuMicrosPerStatement: { label: 'SQLite writer CPU per statement', unit: 'µs' }
+    }
+  },
+  repeatsInside: true, // the phases alternate, `pairs` times
+  question: 'With statements spread over many stores (each learner in one store, each request with its store\'s credential), does the LRS ingest as fast as into one store (the tenancy question: issue 36 asks for at least 90 % of the single-store rate at batch 20)? The two kinds of phase alternate on one LRS, so both see the same store sizes.',
+  remote: false,
+  async run ({ profile, target, progress }) {
+    const settings = PROFILES.stores[profile]
+    const result = await storesIngest({
+      ...settings,
+      engine: target.engine,
+      onPhase: (p) => progress(`  ${p.kind} #${p.pair}: ${p.statementsPerSec} statements/s, P99 ${p.p99Ms} ms, non-2xx ${p.non2xx}, CPU per statement: workers ${p.workersCpuMicrosPerStatement} µs, writer ${p.writerCpuMicrosPerStatement ?? '-'} µs`)
+    })
+    return {
+      settings: { ...settings, engine: target.engine },
+      figures: result.summary,
+      table: result.phases,
+      plots: [{
+        name: 'phases',
+        title: `Statements/s, one store against ${settings.stores} stores, alternating`,
+        spec: {
+          data: { values: result.phases },
+          mark: { type: 'line', point: true },
+          encoding: { x: { field: 'pair', type: 'ordinal', title: 'Pair of phases' }, y: { field: 'statementsPerSec', type: 'quantitative', title: 'Statements/s' }, color: { field: 'kind', type: 'nominal', title: null } }
+        }
+      }]
+    }
+  }
+}
+
+const storesQueryScenario = {
+  title: 'A small store beside a large one',
+  labels: {
+    figures: {
+      smallStoreWorstP99MsBeside: { label: 'Small store beside the large one, worst shape\'s P99', unit: 'ms', better: 'lower' },
+      smallStoreWorstP99MsAlone: { label: 'Small store alone, worst shape\'s P99', unit: 'ms', better: 'lower' }
+    },
+    columns: {
+      ...pick('p50Ms', 'p99Ms'),
+      setting: { label: 'The small store is' },
+      shape: { label: 'Query' },
+      rowsPerQuery: { label: 'Statements a page' }
+    }
+  },
+  question: 'Does a query in a small store (a tenant of 10,000 statements) answer as fast beside a large store as in an LRS of its own (issue 36: P99 <= 20 ms beside a store of 5 M)? Every GET /statements shape but the time ranges, each with values from the small store\'s own statements.',
+  remote: false,
+  async run ({ profile, target, progress }) {
+    const settings = PROFILES.storesQuery[profile]
+    const result = await storesQuery({ ...settings, engine: target.engine, onProgress: progress })
+    return {
+      settings: { ...settings, engine: target.engine },
+      figures: result.summary,
+      table: result.rows,
+      plots: [{
+        name: 'p99',
+        title: `P99 of each query shape in a store of ${settings.small.toLocaleString('en')} statements, beside a store of ${settings.big.toLocaleString('en')} and alone`,
+        spec: {
+          data: { values: result.rows },
+          mark: 'bar',
+          encoding: { y: { field: 'shape', type: 'nominal', title: null }, x: { field: 'p99Ms', type: 'quantitative', title: 'P99 (ms)' }, yOffset: { field: 'setting' }, color: { field: 'setting', type: 'nominal', title: null } }
+        }
+      }]
+    }
+  }
+}
+
 const engines = {
   title: 'Storage engines',
   labels: {
@@ -663,6 +761,6 @@ const scale = {
   }
 }
 
-const scenarios = { ingest, soak: soakScenario, sessions, overload, 'bulk-load': bulk, engines, cores, scale }
+const scenarios = { ingest, soak: soakScenario, sessions, stores, 'stores-query': storesQueryScenario, overload, 'bulk-load': bulk, engines, cores, scale }
 
 module.exports = { scenarios }

@@ -33,13 +33,16 @@ function enc (v) {
 }
 
 // `limit`: '' for the server's page size (100), or e.g. '&limit=10'.
-async function timeShape (url, shape, limit, { queries = 40 } = {}) {
+// `pick()`: the number of the generator's statement a query's values come
+// from; `auth`: 'key:secret' (the bench's admin by default).
+async function timeShape (url, shape, limit, { queries = 40, pick = () => Math.floor(Math.random() * 1e6), auth = null } = {}) {
   const times = []
   let rows = 0
+  const authorization = auth ? 'Basic ' + Buffer.from(auth).toString('base64') : AUTH
   for (let q = 0; q < queries; q++) {
-    const s = scormStatement(Math.floor(Math.random() * 1e6))
+    const s = scormStatement(pick())
     const started = process.hrtime.bigint()
-    const res = await fetch(`${url}/xapi/statements?${shape(s)}${limit}`, { headers: { Authorization: AUTH, 'X-Experience-API-Version': '1.0.3' } })
+    const res = await fetch(`${url}/xapi/statements?${shape(s)}${limit}`, { headers: { Authorization: authorization, 'X-Experience-API-Version': '1.0.3' } })
     const body = await res.json()
     times.push(Number(process.hrtime.bigint() - started) / 1e6)
     if (res.status !== 200) throw new Error(`${res.status} ${JSON.stringify(body)}`)

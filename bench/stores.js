@@ -1,0 +1,202 @@
+'use strict'
+
+// Stores (issue 36): ingest with statements spread over many stores, against
+// the same LRS writing into one store, in the same run. One LRS (pm2, the
+// README way) on a fresh store; `stores` stores are made, each with a
+// credential, through the admin API, and as many credentials of the default
+// store. Then, alternating `pairs` times, three kinds of phase, each
+// `seconds` long with `connections` connections posting batches of `batch`:
+//   one store            one credential of the default store
+//   one store, N keys    the default store's N credentials in turn (what
+//                        authenticating many keys costs, stores aside)
+//   N stores             each request in the store of its learner
+// Every phase takes the next statements of one stream of the run's profile
+// (a batch of 20 is one attempt of campus: one learner, one registration).
+// In the spread phase a learner belongs to one store (learner mod N), as a
+// tenant's learners are its own: the same statements, the same learners,
+// split among the stores. The store grows through the run; alternating puts
+// every kind of phase on the same sizes.
+
+const http = require('node:http')
+const autocannon = require('autocannon')
+const { statementBodies, attemptOf } = require('./statement-generator')
+const { startLrs, cpuSeconds } = require('./lrs-process')
+const { startStore } = require('./store')
+const { percentile } = require('./report')
+const { openStoreStorage, fillStore } = require('./fill-store')
+const { SHAPES, timeShape } = require('./statement-queries')
+
+const ADMIN = 'bench:bench-secret'
+const basic = (auth) => 'Basic ' + Buffer.from(auth).toString('base64')
+
+function request (url, { method = 'GET', auth = ADMIN, body, fresh = false } = {}) {
+  return new Promise((resolve, reject) => {
+    const payload = body === undefined ? undefined : JSON.stringify(body)
+    const req = http.request(url, {
+      method,
+      agent: fresh ? false : undefined,
+      headers: { Authorization: basic(auth), 'X-Experience-API-Version': '1.0.3', ...(payload && { 'Content-Type': 'application/json' }) }
+    }, (res) => {
+      const chunks = []
+      res.on('data', (c) => chunks.push(c))
+      res.on('end', () => resolve({ status: res.statusCode, text: Buffer.concat(chunks).toString('utf8') }))
+    })
+    req.on('error', reject)
+    req.end(payload)
+  })
+}
+
+async function credentialIn (url, store) {
+  const res = await request(url + '/admin/credentials', { method: 'POST', body: { scopes: ['all'], store } })
+  if (res.status !== 201) throw new Error(`credential in ${store}: ${res.status} ${res.text}`)
+  const { key, secret } = JSON.parse(res.text)
+  return `${key}:${secret}`
+}
+
+// Every credential verified by every worker before measuring (a first
+// request costs a worker a scrypt verification): requests on new
+// connections, which PM2 hands to the workers in turn.
+async function warm (url, auths, workers) {
+  for (const auth of auths) {
+    for (let i = 0; i < workers * 2; i++) {
+      const res = await request(url + '/xapi/statements?limit=1', { auth, fresh: true })
+      if (res.status !== 200) throw new Error(`warm-up: ${res.status} ${res.text}`)
+    }
+  }
+}
+
+// `authOf(i)`: the credential of the batch that starts with statement i.
+// `pids`: { workers, writer } (the writer's CPU: SQLite only).
+async function phase (url, { authOf, batch, connections, seconds, from, pids }) {
+  const nextBody = statementBodies(batch, { from })
+  const cpu = () => ({ workers: pids.workers.reduce((sum, pid) => sum + cpuSeconds(pid), 0), writer: pids.writer ? cpuSeconds(pids.writer) : 0 })
+  const before = cpu()
+  let n = 0
+  const result = await autocannon({
+    url: url + '/xapi/statements',
+    method: 'POST',
+    connections,
+    duration: seconds,
+    headers: { 'Content-Type': 'application/json', 'X-Experience-API-Version': '1.0.3' },
+    requests: [{ setupRequest: (req) => ({ ...req, headers: { ...req.headers, Authorization: basic(authOf(from + batch * n++)) }, body: nextBody() }) }]
+  })
+  const statements = result['2xx'] * batch
+  const after = cpu()
+  const perStatement = (seconds) => statements ? Math.round((seconds / statements) * 1e6) : null
+  return {
+    sent: n * batch,
+    workersCpuMicrosPerStatement: perStatement(after.workers - before.workers),
+    writerCpuMicrosPerStatement: pids.writer ? perStatement(after.writer - before.writer) : null,
+    statementsPerSec: Math.round(statements / result.duration),
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    non2xx: result.non2xx,
+    errors: result.errors + result.timeouts
+  }
+}
+
+async function storesIngest ({ engine, stores = 100, batch = 20, connections = 10, seconds = 10, pairs = 3, onPhase = () => {} }) {
+  const store = await startStore(engine)
+  const lrs = await startLrs({ store })
+  try {
+    const pids = { workers: lrs.workerPids(), writer: lrs.writerPid() }
+    const workers = pids.workers.length
+    const single = await credentialIn(lrs.url, 'default')
+    const keys = []
+    const spread = []
+    for (let i = 0; i < stores; i++) {
+      const id = `bench-${i}`
+      const made = await request(lrs.url + '/admin/stores', { method: 'POST', body: { id } })
+      if (made.status !== 201) throw new Error(`store ${id}: ${made.status} ${made.text}`)
+      spread.push(await credentialIn(lrs.url, id))
+      keys.push(await credentialIn(lrs.url, 'default'))
+    }
+    await warm(lrs.url, [single, ...keys, ...spread], workers)
+    const learnerOf = (i) => attemptOf(i).learner
+    const kinds = [
+      ['one store', () => single],
+      [`one store, ${stores} keys`, (i) => keys[Math.floor(i / batch) % stores]],
+      [`${stores} stores`, (i) => spread[learnerOf(i) % stores]]
+    ]
+    const phases = []
+    let from = 0
+    for (let pair = 0; pair < pairs; pair++) {
+      for (const [kind, authOf] of kinds) {
+        const r = { kind, pair: pair + 1, ...await phase(lrs.url, { authOf, batch, connections, seconds, from, pids }) }
+        from += r.sent
+        phases.push(r)
+        onPhase(r)
+      }
+    }
+    const median = (kind, field) => percentile(phases.filter((p) => p.kind === kind).map((p) => p[field]), 50)
+    const one = median(kinds[0][0], 'statementsPerSec')
+    const withKeys = median(kinds[1][0], 'statementsPerSec')
+    const many = median(kinds[2][0], 'statementsPerSec')
+    const ratio = (a, b) => b ? Math.round((a / b) * 1000) / 1000 : null
+    return {
+      phases,
+      summary: {
+        oneStoreStatementsPerSec: one,
+        oneStoreManyKeysStatementsPerSec: withKeys,
+        spreadStatementsPerSec: many,
+        spreadVsOne: ratio(many, one),
+        manyKeysVsOne: ratio(withKeys, one),
+        oneStoreWriterCpuMicrosPerStatement: median(kinds[0][0], 'writerCpuMicrosPerStatement'),
+        spreadWriterCpuMicrosPerStatement: median(kinds[2][0], 'writerCpuMicrosPerStatement'),
+        oneStoreWorkersCpuMicrosPerStatement: median(kinds[0][0], 'workersCpuMicrosPerStatement'),
+        spreadWorkersCpuMicrosPerStatement: median(kinds[2][0], 'workersCpuMicrosPerStatement'),
+        oneStoreP99Ms: median(kinds[0][0], 'p99Ms'),
+        spreadP99Ms: median(kinds[2][0], 'p99Ms')
+      }
+    }
+  } finally {
+    await lrs.stop()
+    await store.stop()
+  }
+}
+
+// A small store's queries beside a large store, against the same small
+// store alone (issue 36: as fast, P99 <= 20 ms). The small store holds the
+// generator's statements big .. big + small; beside: in a store of an LRS
+// whose other store holds statements 0 .. big; alone: in an LRS of its own.
+// Each query takes its values from a statement of the small store. Both
+// stores are ones made after the default one (as a new tenant's would be).
+async function storesQuery ({ engine, big = 1000000, small = 10000, queries = 40, onProgress = () => {} }) {
+  const pick = () => big + Math.floor(Math.random() * small)
+  const shapes = Object.entries(SHAPES).filter(([name]) => !name.startsWith('since') && !name.startsWith('until'))
+  const rows = []
+  for (const [setting, fills] of [['beside', [['big', 0, big], ['small', big, big + small]]], ['alone', [['small', big, big + small]]]]) {
+    const store = await startStore(engine)
+    try {
+      const storage = await openStoreStorage(store)
+      try {
+        for (const [id, from, to] of fills) {
+          await storage.stores.create({ id, name: id })
+          const { number } = (await storage.stores.all()).find((x) => x.id === id)
+          await fillStore(storage, from, to, { store: number, onProgress: (n) => onProgress(`  ${setting}: ${id} store filled to ${n - from}`) })
+        }
+      } finally {
+        await storage.close()
+      }
+      const lrs = await startLrs({ store })
+      try {
+        const auth = await credentialIn(lrs.url, 'small')
+        await warm(lrs.url, [auth], lrs.workerPids().length)
+        for (const [shape, query] of shapes) {
+          const r = await timeShape(lrs.url, query, '', { queries, pick, auth })
+          const row = { setting, shape, p50Ms: r.p50Ms, p99Ms: r.p99Ms, rowsPerQuery: Math.round(r.rowsPerQuery * 10) / 10 }
+          rows.push(row)
+          onProgress(`  ${setting}: ${shape}: P50 ${row.p50Ms} ms, P99 ${row.p99Ms} ms, ${row.rowsPerQuery} statements a page`)
+        }
+      } finally {
+        await lrs.stop()
+      }
+    } finally {
+      await store.stop()
+    }
+  }
+  const worst = (setting) => Math.max(...rows.filter((r) => r.setting === setting).map((r) => r.p99Ms))
+  return { rows, summary: { smallStoreWorstP99MsBeside: worst('beside'), smallStoreWorstP99MsAlone: worst('alone') } }
+}
+
+module.exports = { storesIngest, storesQuery }
