@@ -3,6 +3,7 @@
 // Stores under /admin/stores, for credentials with `stores/admin`:
 //   GET  /admin/stores    list, with the statements each holds
 //   POST /admin/stores    create
+//   PUT  /admin/stores/:id   rename (its id stays)
 // A store's data is kept apart from every other's (src/stores/store-keys.js);
 // a credential belongs to one (POST /admin/credentials, `store`).
 
@@ -19,6 +20,9 @@ const CREATE_BODY = {
     name: { type: 'string', minLength: 1, maxLength: 200, description: 'What people see; the id when omitted.' }
   }
 }
+
+const RENAME_BODY = { type: 'object', additionalProperties: false, required: ['name'], properties: { name: CREATE_BODY.properties.name } }
+const idParam = { id: { schema: { type: 'string' }, description: 'The store\'s id.' } }
 
 const iso = (date) => date ? new Date(date).toISOString() : null
 
@@ -54,6 +58,24 @@ function storesRoutes ({ storage }) {
       const store = await directory.byId(body.id)
       req.log.info({ audit: 'store-created', store: body.id }, 'store created')
       res.status(201).json({ id: store.id, name: store.name, createdAt: iso(store.createdAt), statements: 0 })
+    }
+  }, {
+    method: 'put',
+    path: '/stores/:id',
+    scope: 'stores',
+    operationId: 'renameStore',
+    summary: 'Rename a store',
+    description: 'Changes what people see; the id, which names it in the API, stays.',
+    params: idParam,
+    body: { kind: 'json', name: 'StoreRename', schema: RENAME_BODY },
+    responses: { 200: response('Renamed.', { content: json(schema('Store')) }) },
+    errors: [errors.NotFound],
+    async handler (req, res, { body }) {
+      const { id } = req.params
+      if (!await storage.stores.rename({ id, name: body.name })) throw errors.NotFound(`no store "${id}"`)
+      const store = await directory.byId(id)
+      req.log.info({ audit: 'store-renamed', store: id }, 'store renamed')
+      res.json({ id: store.id, name: store.name, createdAt: iso(store.createdAt), statements: await storage.statements.count({ store: store.number }) })
     }
   }]
 }

@@ -1,6 +1,6 @@
 'use strict'
 
-// lrs store create|list: the stores, as /admin/stores manages them
+// lrs store create|rename|list: the stores, as /admin/stores manages them
 // (src/admin/stores-routes.js), from a shell on the host. Each change
 // writes an audit line (audit.js).
 
@@ -24,6 +24,16 @@ async function create (io, cmd, id, options) {
   })
 }
 
+async function rename (io, id, name) {
+  const config = configOf(io)
+  return withStorage(config, async (storage) => {
+    if (!await storage.stores.rename({ id, name })) throw errors.NotFound(`no store "${id}" ("lrs store list" shows them)`)
+    auditLogger(config).info({ audit: 'store-renamed', store: id }, 'store renamed')
+    io.stdout.write(`store "${id}" is now named "${name}"\n`)
+    return 0
+  })
+}
+
 async function list (io, options) {
   const config = configOf(io)
   return withStorage(config, async (storage) => {
@@ -37,9 +47,9 @@ async function list (io, options) {
 
 function register (program, io) {
   const store = program.command('store')
-    .summary('create and list stores')
+    .summary('create, rename and list stores')
     .description('Create and list stores: partitions of the LRS whose statements, documents and attachments no other store\'s credentials can reach. Each credential belongs to one (lrs credential create --store).')
-    .addHelpText('after', '\nExamples:\n  $ lrs store create acme --name "ACME Corp"\n  $ lrs store list')
+    .addHelpText('after', '\nExamples:\n  $ lrs store create acme --name "ACME Corp"\n  $ lrs store rename acme "ACME Corporation"\n  $ lrs store list')
 
   store.command('create')
     .summary('make a new, empty store')
@@ -48,6 +58,14 @@ function register (program, io) {
     .option('--name <name>', 'what people see (the id when omitted)')
     .addHelpText('after', '\nExamples:\n  $ lrs store create acme --name "ACME Corp"')
     .action(action(function (id, options) { return create(io, this, id, options) }))
+
+  store.command('rename')
+    .summary('change the name people see (the id stays)')
+    .description('Change the name people see; the id, which names the store in the API and here, stays.')
+    .argument('<id>', 'the store')
+    .argument('<name>', 'its new name')
+    .addHelpText('after', '\nExamples:\n  $ lrs store rename acme "ACME Corporation"')
+    .action(action((id, name) => rename(io, id, name)))
 
   store.command('list')
     .summary('print every store with its statements')

@@ -20,7 +20,7 @@
 //                replayDeadLetters, discardDeadLetters, stats (entries are written by storeBatch)
 //   settings     getOrCreate
 //   stores       create({ id, name }) -> 'created' | 'taken' (the id) | 'full' (no more stores),
-//                all() [{ number, id, name, createdAt }]
+//                rename({ id, name }) (false: no such store), all() [{ number, id, name, createdAt }]
 //                (src/stores/store-keys.js: how the stores' data is kept apart)
 // and kind ('sqlite' | 'mongodb'), ready (a promise), ping(), close(),
 // writerRestarting() (true while writes wait for a writer being replaced).

@@ -40,8 +40,10 @@ test('lrs store and --store: a store made, a credential in it, statements import
   assert.equal((await runLrs(['import', file], lrs.storeEnv)).code, 0)
   assert.deepEqual([...await allIds(lrs, '')].sort(), [...ids].sort())
 
+  assert.equal((await runLrs(['store', 'rename', 'acme', 'ACME Corporation'], lrs.storeEnv)).code, 0)
+  assert.equal((await runLrs(['store', 'rename', 'nowhere', 'x'], lrs.storeEnv)).code, 1)
   const listed = JSON.parse((await runLrs(['store', 'list', '--json'], lrs.storeEnv)).stdout)
-  assert.deepEqual(listed.map((s) => [s.id, s.name, s.statements]), [['default', 'Default store', 5], ['acme', 'ACME Corp', 5]])
+  assert.deepEqual(listed.map((s) => [s.id, s.name, s.statements]), [['default', 'Default store', 5], ['acme', 'ACME Corporation', 5]])
   const credentials = JSON.parse((await runLrs(['credential', 'list', '--json'], lrs.storeEnv)).stdout)
   assert.equal(credentials.find((c) => c.key === 'acme-lms').store, 'acme')
 

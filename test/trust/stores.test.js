@@ -167,6 +167,14 @@ test('a store\'s admin sees and manages its own store only; stores/admin manages
   assert.deepEqual(stores.json.stores.map((s) => [s.id, s.statements]), [['default', 1], ['acme', 2]])
   assert.equal((await lrs.http('/admin/stores', { method: 'POST', body: { id: 'acme' } })).status, 409)
   assert.equal((await lrs.http('/admin/stores', { method: 'POST', body: { id: 'Not An Id' } })).status, 400)
+  // renamed: the name changes, the id and the data stay
+  const renamed = await lrs.http('/admin/stores/acme', { method: 'PUT', body: { name: 'ACME Corporation' } })
+  assert.equal(renamed.status, 200, renamed.text)
+  assert.deepEqual([renamed.json.id, renamed.json.name, renamed.json.statements], ['acme', 'ACME Corporation', 2])
+  assert.equal((await lrs.http('/admin/stores/default', { method: 'PUT', body: { name: 'Our courses' } })).json.name, 'Our courses')
+  assert.deepEqual((await lrs.http('/admin/stores')).json.stores.map((s) => s.name), ['Our courses', 'ACME Corporation'])
+  assert.equal((await lrs.http('/admin/stores/nowhere', { method: 'PUT', body: { name: 'x' } })).status, 404)
+  assert.equal((await acmeAdmin('/admin/stores/acme', { method: 'PUT', body: { name: 'mine' } })).status, 403)
 
   // credentials: acme's admin lists acme's, cannot make one elsewhere or give stores/admin
   const listed = await acmeAdmin('/admin/credentials')

@@ -7,6 +7,8 @@ function storesRepository (db, { writer }) {
   return {
     // 'created', 'taken' (the id), or 'full' (no more stores: 2,047, store-terms.js)
     create: ({ id, name }) => writer.call('storeCreate', { id, name }),
+    // false when there is no such store
+    rename: ({ id, name }) => writer.call('storeRename', { id, name }),
     async all () {
       return all.all().map((r) => ({ number: r.number, id: r.id, name: r.name, createdAt: new Date(r.created_at) }))
     }

@@ -435,6 +435,11 @@ function writeOps (db) {
       return 'created'
     },
 
+    // false when there is no such store
+    storeRename ({ id, name }) {
+      return db.prepare('UPDATE stores SET name = ? WHERE id = ?').run(name, id).changes === 1
+    },
+
     documentInsert (doc) {
       return db.prepare(`INSERT INTO documents (key, resource, scope, registration, doc_id, content_type, etag, updated, content, agent)
         VALUES (@key, @resource, @scope, @registration, @docId, @contentType, @etag, @updated, @content, @agent) ON CONFLICT (key) DO NOTHING`).run(doc).changes > 0
