@@ -24,8 +24,6 @@ const CREATE_BODY = {
 const RENAME_BODY = { type: 'object', additionalProperties: false, required: ['name'], properties: { name: CREATE_BODY.properties.name } }
 const idParam = { id: { schema: { type: 'string' }, description: 'The store\'s id.' } }
 
-const iso = (date) => date ? new Date(date).toISOString() : null
-
 function storesRoutes ({ storage }) {
   const directory = storeDirectory(storage)
   return [{
@@ -36,9 +34,7 @@ function storesRoutes ({ storage }) {
     summary: 'List stores',
     responses: { 200: response('The stores.', { content: json(schema('StoreList')) }) },
     async handler (req, res) {
-      const stores = await directory.all()
-      const counted = await Promise.all(stores.map(async (s) => ({ id: s.id, name: s.name, createdAt: iso(s.createdAt), statements: await storage.statements.count({ store: s.number }) })))
-      res.json({ stores: counted })
+      res.json({ stores: await Promise.all((await directory.all()).map(directory.describe)) })
     }
   }, {
     method: 'post',
@@ -55,9 +51,8 @@ function storesRoutes ({ storage }) {
       const made = await storage.stores.create({ id: body.id, name })
       if (made === 'taken') throw errors.StoreExists()
       if (made === 'full') throw errors.StoreLimit('this LRS holds as many stores as its engine can (SQLite: 2,047, the default one included)')
-      const store = await directory.byId(body.id)
       req.log.info({ audit: 'store-created', store: body.id }, 'store created')
-      res.status(201).json({ id: store.id, name: store.name, createdAt: iso(store.createdAt), statements: 0 })
+      res.status(201).json(await directory.describe(await directory.byId(body.id)))
     }
   }, {
     method: 'put',
@@ -73,9 +68,8 @@ function storesRoutes ({ storage }) {
     async handler (req, res, { body }) {
       const { id } = req.params
       if (!await storage.stores.rename({ id, name: body.name })) throw errors.NotFound(`no store "${id}"`)
-      const store = await directory.byId(id)
       req.log.info({ audit: 'store-renamed', store: id }, 'store renamed')
-      res.json({ id: store.id, name: store.name, createdAt: iso(store.createdAt), statements: await storage.statements.count({ store: store.number }) })
+      res.json(await directory.describe(await directory.byId(id)))
     }
   }]
 }

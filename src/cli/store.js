@@ -6,7 +6,7 @@
 
 const { errors } = require('../errors')
 const { action, usageError, configOf, withStorage } = require('./common')
-const { STORE_ID } = require('../stores/store-directory')
+const { STORE_ID, storeDirectory } = require('../stores/store-directory')
 const { auditLogger } = require('./audit')
 const { formatTable } = require('./table')
 
@@ -37,8 +37,8 @@ async function rename (io, id, name) {
 async function list (io, options) {
   const config = configOf(io)
   return withStorage(config, async (storage) => {
-    const stores = await storage.stores.all()
-    const rows = await Promise.all(stores.map(async (s) => ({ id: s.id, name: s.name, createdAt: s.createdAt ? new Date(s.createdAt).toISOString() : null, statements: await storage.statements.count({ store: s.number }) })))
+    const directory = storeDirectory(storage)
+    const rows = await Promise.all((await directory.all()).map(directory.describe))
     if (options.json) io.stdout.write(JSON.stringify(rows, null, 2) + '\n')
     else io.stdout.write(formatTable(['ID', 'STATEMENTS', 'CREATED', 'NAME'], rows.map((r) => [r.id, r.statements, r.createdAt || '-', r.name])))
     return 0

@@ -20,6 +20,10 @@ function storeDirectory (storage) {
     // number -> id, for listings
     async ids () {
       return new Map((await storage.stores.all()).map((s) => [s.number, s.id]))
+    },
+    // A store as the admin API and `lrs store list` show it.
+    async describe ({ number, id, name, createdAt }) {
+      return { id, name, createdAt: createdAt ? new Date(createdAt).toISOString() : null, statements: await storage.statements.count({ store: number }) }
     }
   }
 }
