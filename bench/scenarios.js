@@ -12,7 +12,7 @@ const { bulkLoad, runLine } = require('./bulk-load')
 const { overloadRamp } = require('./overload-ramp')
 const { soak } = require('./soak')
 const { learnerSessions } = require('./sessions')
-const { storesIngest, storesQuery } = require('./stores')
+const { storesIngest, storesQuery, storeDelete } = require('./stores')
 const { storageEngines } = require('./engines')
 const { coresSweep, summarize, checkCriteria, defaultWorkers, settingsFromEnv, LRS_APPS } = require('./cores')
 const { scaleFill, scaleChecks, largestGrowth } = require('./scale')
@@ -35,6 +35,10 @@ const PROFILES = {
   stores: {
     quick: { stores: 100, batch: 20, connections: 10, seconds: 5, pairs: 3 },
     full: { stores: 100, batch: 20, connections: 10, seconds: 15, pairs: 5 }
+  },
+  storeDelete: {
+    quick: { big: 100000, other: 10000, rate: 1000, batch: 20, connections: 10, seconds: 5, baselines: 2 },
+    full: { big: 1000000, other: 10000, rate: 1000, batch: 20, connections: 10, seconds: 5, baselines: 3 }
   },
   storesQuery: {
     quick: { big: 100000, small: 10000, queries: 40 },
@@ -469,6 +473,54 @@ const storesQueryScenario = {
   }
 }
 
+const storeDeleteScenario = {
+  title: 'Deleting a large store under load',
+  labels: {
+    figures: {
+      deletedStatements: { label: 'Statements in the deleted store', unit: 'statements' },
+      statementsGoneSeconds: { label: 'Until its last statement was gone', unit: 's', better: 'lower' },
+      purgedSeconds: { label: 'Until it was purged (documents, attachments, the wait for late writes)', unit: 's', better: 'lower' },
+      purgedStatementsPerSec: { label: 'Statements purged per second', unit: 'statements/s', better: 'higher' },
+      baselineP99Ms: { label: 'Other store\'s ingest P99, no purge (median of windows)', unit: 'ms', better: 'lower' },
+      worstBaselineP99Ms: { label: 'Other store\'s ingest P99, no purge (worst window)', unit: 'ms', better: 'lower' },
+      duringPurgeWorstP99Ms: { label: 'Other store\'s ingest P99 during the purge (worst window)', unit: 'ms', better: 'lower' },
+      duringPurgeMedianP99Ms: { label: 'Other store\'s ingest P99 during the purge (median of windows)', unit: 'ms', better: 'lower' },
+      baselineStatementsPerSec: { label: 'Other store\'s ingest, no purge', unit: 'statements/s' },
+      duringPurgeStatementsPerSec: { label: 'Other store\'s ingest during the purge', unit: 'statements/s' },
+      non2xx: { label: 'Non-2xx responses', unit: 'responses', better: 'lower' }
+    },
+    columns: {
+      ...pick('statementsPerSec', 'p50Ms', 'p99Ms', 'errors'),
+      when: { label: 'Window' },
+      non2xx: { label: 'Non-2xx responses', unit: 'responses' },
+      sent: { label: 'Statements sent', unit: 'statements' },
+      workersCpuMicrosPerStatement: { label: 'Workers\' CPU per statement', unit: 'µs' },
+      writerCpuMicrosPerStatement: { label: 'SQLite writer CPU per statement', unit: 'µs' }
+    }
+  },
+  repeatsInside: true, // windows before, during and after
+  question: 'How long does deleting a store of many statements take, and does it hold up another store\'s ingest meanwhile (issue 36: a store of 1 M within 60 s, the other stores\' P99 <= 2x their baseline)? The other store takes statements at a set rate, in windows before, during and after the purge.',
+  remote: false,
+  async run ({ profile, target, progress }) {
+    const settings = PROFILES.storeDelete[profile]
+    const result = await storeDelete({ ...settings, engine: target.engine, onProgress: progress })
+    return {
+      settings: { ...settings, engine: target.engine },
+      figures: result.summary,
+      table: result.windows,
+      plots: [{
+        name: 'p99',
+        title: 'The other store\'s ingest P99, window by window',
+        spec: {
+          data: { values: result.windows.map((w, i) => ({ ...w, window: i + 1 })) },
+          mark: { type: 'bar' },
+          encoding: { x: { field: 'window', type: 'ordinal', title: 'Window' }, y: { field: 'p99Ms', type: 'quantitative', title: 'P99 (ms)' }, color: { field: 'when', type: 'nominal', title: null } }
+        }
+      }]
+    }
+  }
+}
+
 const engines = {
   title: 'Storage engines',
   labels: {
@@ -761,6 +813,6 @@ const scale = {
   }
 }
 
-const scenarios = { ingest, soak: soakScenario, sessions, stores, 'stores-query': storesQueryScenario, overload, 'bulk-load': bulk, engines, cores, scale }
+const scenarios = { ingest, soak: soakScenario, sessions, stores, 'stores-query': storesQueryScenario, 'store-delete': storeDeleteScenario, overload, 'bulk-load': bulk, engines, cores, scale }
 
 module.exports = { scenarios }

@@ -68,7 +68,8 @@ async function warm (url, auths, workers) {
 
 // `authOf(i)`: the credential of the batch that starts with statement i.
 // `pids`: { workers, writer } (the writer's CPU: SQLite only).
-async function phase (url, { authOf, batch, connections, seconds, from, pids }) {
+// `overallRate`: requests/s over all connections (none: as fast as they go).
+async function phase (url, { authOf, batch, connections, seconds, from, pids, overallRate }) {
   const nextBody = statementBodies(batch, { from })
   const cpu = () => ({ workers: pids.workers.reduce((sum, pid) => sum + cpuSeconds(pid), 0), writer: pids.writer ? cpuSeconds(pids.writer) : 0 })
   const before = cpu()
@@ -78,6 +79,7 @@ async function phase (url, { authOf, batch, connections, seconds, from, pids }) 
     method: 'POST',
     connections,
     duration: seconds,
+    ...(overallRate && { overallRate }),
     headers: { 'Content-Type': 'application/json', 'X-Experience-API-Version': '1.0.3' },
     requests: [{ setupRequest: (req) => ({ ...req, headers: { ...req.headers, Authorization: basic(authOf(from + batch * n++)) }, body: nextBody() }) }]
   })
@@ -201,4 +203,91 @@ async function storesQuery ({ engine, big = 1000000, small = 10000, queries = 40
   return { rows, summary: { smallStoreWorstP99MsBeside: worst('beside'), smallStoreWorstP99MsAlone: worst('alone') } }
 }
 
-module.exports = { storesIngest, storesQuery }
+// Deleting a large store while another store takes statements (issue 36:
+// a store of 1 M deleted within 60 s, the other stores' P99 <= 2x their
+// baseline meanwhile). The store to delete holds the generator's
+// statements 0 .. big, the other one `other` more. The other store's
+// ingest runs at a set rate (`rate` statements/s in batches of `batch`:
+// a load the LRS keeps up with, so that its P99 is its latency, not a
+// queue; at saturation a closed loop's latency is its share of a
+// throughput that any background work lowers) in windows of `seconds`:
+// `baselines` windows before the deletion, then windows until the
+// deleted store is purged, then `baselines` after. The purge's time is
+// from the DELETE's answer to the store's leaving GET /admin/stores'
+// `deleting` (polled every second), and to its last statement's going
+// (statementsLeft 0).
+async function storeDelete ({ engine, big = 1000000, other = 10000, rate = 1000, batch = 20, connections = 10, seconds = 5, baselines = 2, onProgress = () => {} }) {
+  const store = await startStore(engine)
+  try {
+    const storage = await openStoreStorage(store)
+    try {
+      for (const [id, from, to] of [['big', 0, big], ['other', big, big + other]]) {
+        await storage.stores.create({ id, name: id })
+        const { number } = (await storage.stores.all()).find((x) => x.id === id)
+        await fillStore(storage, from, to, { store: number, onProgress: (n) => onProgress(`  ${id} store filled to ${n - from}`) })
+      }
+    } finally {
+      await storage.close()
+    }
+    const lrs = await startLrs({ store })
+    try {
+      const pids = { workers: lrs.workerPids(), writer: lrs.writerPid() }
+      const auth = await credentialIn(lrs.url, 'other')
+      await warm(lrs.url, [auth], pids.workers.length)
+      let from = big + other
+      const windows = []
+      const window = async (when) => {
+        const r = { when, ...await phase(lrs.url, { authOf: () => auth, batch, connections, seconds, from, pids, overallRate: rate / batch }) }
+        from += r.sent
+        windows.push(r)
+        onProgress(`  ${when}: ${r.statementsPerSec} statements/s, P50 ${r.p50Ms} ms, P99 ${r.p99Ms} ms, non-2xx ${r.non2xx}`)
+      }
+      for (let i = 0; i < baselines; i++) await window('before')
+      const deleted = await request(lrs.url + '/admin/stores/big?confirm=big', { method: 'DELETE' })
+      if (deleted.status !== 202) throw new Error(`delete: ${deleted.status} ${deleted.text}`)
+      const started = Date.now()
+      let statementsGoneMs = null
+      let purgedMs = null
+      const poll = (async () => {
+        while (purgedMs === null) {
+          const list = JSON.parse((await request(lrs.url + '/admin/stores')).text)
+          const left = list.deleting.find((d) => d.id === 'big')
+          if (!left) purgedMs = Date.now() - started
+          else if (left.statementsLeft === 0 && statementsGoneMs === null) statementsGoneMs = Date.now() - started
+          if (purgedMs === null) await new Promise((resolve) => setTimeout(resolve, 1000))
+        }
+        if (statementsGoneMs === null) statementsGoneMs = purgedMs
+        onProgress(`  purged: statements gone after ${(statementsGoneMs / 1000).toFixed(1)} s, store after ${(purgedMs / 1000).toFixed(1)} s`)
+      })()
+      while (purgedMs === null) await window('during the purge')
+      await poll
+      for (let i = 0; i < baselines; i++) await window('after')
+      const during = windows.filter((w) => w.when === 'during the purge')
+      const baseline = windows.filter((w) => w.when !== 'during the purge')
+      const worst = (list) => Math.max(...list.map((w) => w.p99Ms))
+      const median = (list, field) => percentile(list.map((w) => w[field]), 50)
+      return {
+        windows,
+        summary: {
+          deletedStatements: big,
+          statementsGoneSeconds: Math.round(statementsGoneMs / 100) / 10,
+          purgedSeconds: Math.round(purgedMs / 100) / 10,
+          purgedStatementsPerSec: Math.round(big / (statementsGoneMs / 1000)),
+          baselineP99Ms: median(baseline, 'p99Ms'),
+          worstBaselineP99Ms: worst(baseline),
+          duringPurgeWorstP99Ms: worst(during),
+          duringPurgeMedianP99Ms: median(during, 'p99Ms'),
+          baselineStatementsPerSec: median(baseline, 'statementsPerSec'),
+          duringPurgeStatementsPerSec: median(during, 'statementsPerSec'),
+          non2xx: windows.reduce((n, w) => n + w.non2xx, 0)
+        }
+      }
+    } finally {
+      await lrs.stop()
+    }
+  } finally {
+    await store.stop()
+  }
+}
+
+module.exports = { storesIngest, storesQuery, storeDelete }

@@ -50,6 +50,8 @@ const errors = {
   CredentialExists: define('LRS_ERR_CREDENTIAL_EXISTS', 409, 'A credential with this key exists'),
   StoreExists: define('LRS_ERR_STORE_EXISTS', 409, 'A store with this id exists'),
   StoreLimit: define('LRS_ERR_STORE_LIMIT', 409, 'This LRS holds as many stores as it can'),
+  StoreNotDeletable: define('LRS_ERR_STORE_NOT_DELETABLE', 409, 'This store cannot be deleted'),
+  ConfirmationRequired: define('LRS_ERR_CONFIRMATION_REQUIRED', 400, 'Confirm with the id of what is to be deleted'),
   CredentialManaged: define('LRS_ERR_CREDENTIAL_MANAGED', 409, 'This credential is the bootstrap credential (LRS_ADMIN_USER); it is set from the configuration at start'),
   PreconditionFailed: define('LRS_ERR_PRECONDITION_FAILED', 412, 'Precondition failed'),
   PayloadTooLarge: define('LRS_ERR_PAYLOAD_TOO_LARGE', 413, 'Request body too large'),

@@ -18,6 +18,8 @@ const { createApp } = require('./app')
 const { requestBodies } = require('./http/raw-body')
 const { createInstruments } = require('./metrics/instruments')
 const { createClusterMetrics } = require('./metrics/cluster-metrics')
+const { startRetention } = require('./stores/retention')
+const { createStoreLabels } = require('./metrics/store-labels')
 
 // `hooks`: test-only pauses between steps of the write path (see write-batch.js
 // and the storage engines), for deterministic race tests.
@@ -28,11 +30,14 @@ async function startServer (config, { logger = createLogger(config), monitorComm
   const credentialsLoaded = credentials.start()
   const readBodies = requestBodies({ limit: config.bodyLimit, maxInFlightBytes: config.maxInFlightBytes })
   let batcher = null
-  const instruments = createInstruments({ statementsInFlight: () => batcher.statementsInFlight(), bytesInFlight: readBodies.heldBytes })
+  const storeLabels = createStoreLabels(storage)
+  const instruments = createInstruments({ statementsInFlight: () => batcher.statementsInFlight(), bytesInFlight: readBodies.heldBytes, storeLabel: storeLabels.labelOf })
   const services = createServices({ config, storage, logger, instruments, hooks })
   batcher = services.batcher
   const clusterMetrics = createClusterMetrics({ dataDir: config.dataDir, publishMs: config.metricsPublishMs, instruments, logger })
   clusterMetrics.start()
+  // `hooks.retentionIntervalMs`: tests only, runs more often than a second
+  const retention = startRetention({ storage, logger, intervalMs: hooks.retentionIntervalMs || config.retentionIntervalS * 1000, now: hooks.now })
   const moreCursor = createMoreCursor(async () => config.cursorKey ||
     storage.settings.getOrCreate('more-cursor-key', crypto.randomBytes(32).toString('base64')))
   const shedLoad = createLoadShedder({ maxWaitMs: config.maxWaitMs, batcher: services.batcher, writerRestarting: storage.writerRestarting })
@@ -77,6 +82,7 @@ async function startServer (config, { logger = createLogger(config), monitorComm
       server.closeIdleConnections()
       await closed
       await services.close()
+      await retention.stop()
       await clusterMetrics.stop()
       await credentials.stop()
       await storage.close()

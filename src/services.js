@@ -57,7 +57,13 @@ function timed (instruments, write) {
     const start = process.hrtime.bigint()
     const failed = await write(groups)
     let stored = 0
-    groups.forEach((g, i) => { if (!failed.has(i)) stored += g.length })
+    const byStore = new Map()
+    groups.forEach((g, i) => {
+      if (failed.has(i) || !g.length) return
+      stored += g.length
+      byStore.set(g[0].store || 0, (byStore.get(g[0].store || 0) || 0) + g.length) // a request's statements are its credential's store's
+    })
+    for (const [store, n] of byStore) instruments.countStored(store, n)
     instruments.batchStatements.observe(groups.reduce((n, g) => n + g.length, 0))
     instruments.batchSeconds.observe(Number(process.hrtime.bigint() - start) / 1e9)
     instruments.statementsStored.inc(stored)

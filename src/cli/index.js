@@ -14,16 +14,17 @@ const credential = require('./credential')
 const exportCommand = require('./export')
 const importCommand = require('./import')
 const eraseAgent = require('./erase-agent')
+const deleteStatements = require('./delete-statements')
 const config = require('./config')
 const check = require('./check')
 const store = require('./store')
 
-const COMMANDS = [credential, store, exportCommand, importCommand, eraseAgent, config, check]
+const COMMANDS = [credential, store, exportCommand, importCommand, eraseAgent, deleteStatements, config, check]
 const USAGE = 2
 
 function buildProgram (io) {
   const program = new Command('lrs')
-    .description('Command line of the xAPI LRS: credentials, stores, export and import, agent erasure, configuration and store checks.\nEvery command works on the store the configuration names (LRS_DATA_DIR, or MONGODB_URI and MONGODB_DB).')
+    .description('Command line of the xAPI LRS: credentials, stores, export and import, agent erasure, deleting statements by time, configuration and store checks.\nEvery command works on the store the configuration names (LRS_DATA_DIR, or MONGODB_URI and MONGODB_DB).')
     .version(version, '-V, --version')
     .exitOverride()
     .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) })

@@ -1,6 +1,6 @@
 'use strict'
 
-// lrs store create|rename|list: the stores, as /admin/stores manages them
+// lrs store create|rename|retention|delete|list: the stores, as /admin/stores manages them
 // (src/admin/stores-routes.js), from a shell on the host. Each change
 // writes an audit line (audit.js).
 
@@ -34,22 +34,65 @@ async function rename (io, id, name) {
   })
 }
 
+// DAYS, or `off` (kept for good).
+async function retention (io, cmd, id, days) {
+  const value = days === 'off' ? null : Number(days)
+  if (value !== null && !(Number.isInteger(value) && value >= 1 && value <= 36500)) usageError(cmd, `the days are a whole number from 1 to 36500, or "off" (got "${days}")`)
+  const config = configOf(io)
+  return withStorage(config, async (storage) => {
+    if (!await storage.stores.setRetention({ id, days: value })) throw errors.NotFound(`no store "${id}" ("lrs store list" shows them)`)
+    auditLogger(config).info({ audit: 'store-retention', store: id, retentionDays: value }, 'store retention set')
+    io.stdout.write(value === null ? `store "${id}" keeps its statements for good\n` : `store "${id}" keeps its statements ${value} days after they were stored; the LRS removes older ones every LRS_RETENTION_INTERVAL_S\n`)
+    return 0
+  })
+}
+
+// A deletion cannot be undone: --dry-run shows what would go, --yes deletes.
+async function remove (io, cmd, id, options) {
+  if (options.dryRun === options.yes) usageError(cmd, options.yes ? '--dry-run and --yes exclude each other' : 'a deletion cannot be undone: add --dry-run to see what would be removed, or --yes to delete the store')
+  const config = configOf(io)
+  return withStorage(config, async (storage) => {
+    const directory = storeDirectory(storage)
+    const store = await directory.byId(id)
+    if (store.number === 0) throw errors.StoreNotDeletable('the default store cannot be deleted')
+    const holds = await directory.describe(store)
+    const what = `${holds.statements} statements, ${holds.documents} documents (${holds.documentBytes} bytes), ${holds.attachments} attachments (${holds.attachmentBytes} bytes), ${holds.credentials} credentials`
+    if (options.dryRun) {
+      io.stdout.write(`deleting store "${id}" would remove ${what}\n`)
+      return 0
+    }
+    if (!await storage.stores.remove({ id })) throw errors.NotFound(`no store "${id}"`)
+    auditLogger(config).info({ audit: 'store-deleted', store: id, statements: holds.statements, documents: holds.documents, attachments: holds.attachments, credentials: holds.credentials }, 'store deleted')
+    io.stdout.write(`store "${id}" deleted (${what}): the LRS purges its data in the background; "lrs store list" shows it until it is gone\n`)
+    return 0
+  })
+}
+
 async function list (io, options) {
   const config = configOf(io)
   return withStorage(config, async (storage) => {
     const directory = storeDirectory(storage)
     const rows = await Promise.all((await directory.all()).map(directory.describe))
-    if (options.json) io.stdout.write(JSON.stringify(rows, null, 2) + '\n')
-    else io.stdout.write(formatTable(['ID', 'STATEMENTS', 'CREATED', 'NAME'], rows.map((r) => [r.id, r.statements, r.createdAt || '-', r.name])))
+    const deleting = await directory.deleting()
+    if (options.json) {
+      io.stdout.write(JSON.stringify(rows, null, 2) + '\n')
+      return 0
+    }
+    const mib = (bytes) => (bytes / 1048576).toFixed(1)
+    io.stdout.write(formatTable(['ID', 'STATEMENTS', 'DOCUMENTS', 'ATTACHMENTS', 'MIB', 'CREDENTIALS', 'KEPT (DAYS)', 'CREATED', 'NAME'],
+      rows.map((r) => [r.id, r.statements, r.documents, r.attachments, mib(r.documentBytes + r.attachmentBytes), r.credentials, r.retentionDays || 'always', r.createdAt || '-', r.name])))
+    if (deleting.length) {
+      io.stdout.write('\nDeleted, being purged:\n' + formatTable(['ID', 'STATEMENTS LEFT', 'DELETED', 'NAME'], deleting.map((d) => [d.id, d.statementsLeft, d.deletedAt, d.name])))
+    }
     return 0
   })
 }
 
 function register (program, io) {
   const store = program.command('store')
-    .summary('create, rename and list stores')
+    .summary('create, rename, delete and list stores, and set their retention')
     .description('Create and list stores: partitions of the LRS whose statements, documents and attachments no other store\'s credentials can reach. Each credential belongs to one (lrs credential create --store).')
-    .addHelpText('after', '\nExamples:\n  $ lrs store create acme --name "ACME Corp"\n  $ lrs store rename acme "ACME Corporation"\n  $ lrs store list')
+    .addHelpText('after', '\nExamples:\n  $ lrs store create acme --name "ACME Corp"\n  $ lrs store rename acme "ACME Corporation"\n  $ lrs store delete acme --dry-run\n  $ lrs store list')
 
   store.command('create')
     .summary('make a new, empty store')
@@ -67,9 +110,26 @@ function register (program, io) {
     .addHelpText('after', '\nExamples:\n  $ lrs store rename acme "ACME Corporation"')
     .action(action((id, name) => rename(io, id, name)))
 
+  store.command('retention')
+    .summary('keep a store\'s statements N days, or for good')
+    .description('Keep the store\'s statements DAYS days after they were stored: the running LRS removes older ones in the background (every LRS_RETENTION_INTERVAL_S), a voided statement with its voiding statements. "off": kept for good.')
+    .argument('<id>', 'the store')
+    .argument('<days>', 'whole days (1 to 36500), or off')
+    .addHelpText('after', '\nExamples:\n  $ lrs store retention acme 365\n  $ lrs store retention acme off')
+    .action(action(function (id, days) { return retention(io, this, id, days) }))
+
+  store.command('delete')
+    .summary('delete a store and everything in it')
+    .description('Delete a store: its statements, documents, attachments and credentials. It is gone for every request at once (its id is free again); the LRS purges its data in the background. Cannot be undone: --dry-run shows what would go, --yes deletes. The default store cannot be deleted.')
+    .argument('<id>', 'the store')
+    .option('--dry-run', 'print what would be removed; remove nothing')
+    .option('--yes', 'delete it')
+    .addHelpText('after', '\nExamples:\n  $ lrs store delete acme --dry-run\n  $ lrs store delete acme --yes')
+    .action(action(function (id, options) { return remove(io, this, id, options) }))
+
   store.command('list')
-    .summary('print every store with its statements')
-    .description('Print every store: id, statements stored (voided ones included), when it was made, name.')
+    .summary('print every store with what it holds')
+    .description('Print every store: id, statements stored (voided ones included), documents, attachments, the MiB of both, credentials, when it was made, name; then the deleted stores still being purged.')
     .option('--json', 'as JSON')
     .addHelpText('after', '\nExamples:\n  $ lrs store list\n  $ lrs store list --json')
     .action(action((options) => list(io, options)))

@@ -266,9 +266,39 @@ function schemas () {
       id: { type: 'string', description: 'How the API names the store.' },
       name: { type: 'string' },
       createdAt: { type: ['string', 'null'], format: 'date-time' },
-      statements: { type: 'integer', minimum: 0, description: 'Statements stored in it, voided ones included.' }
-    }, ['id', 'name', 'createdAt', 'statements']),
-    StoreList: object({ stores: { type: 'array', items: schema('Store') } }, ['stores']),
+      retentionDays: { type: ['integer', 'null'], description: 'Its statements are kept this many days after they were stored; null: for good.' },
+      statements: { type: 'integer', minimum: 0, description: 'Statements stored in it, voided ones included.' },
+      documents: { type: 'integer', minimum: 0, description: 'State, Activity Profile and Agent Profile documents.' },
+      documentBytes: { type: 'integer', minimum: 0, description: 'Their contents\' bytes (on MongoDB, of documents written since version 12 of this LRS).' },
+      attachments: { type: 'integer', minimum: 0, description: 'Attachment contents (each stored once, however many statements use it).' },
+      attachmentBytes: { type: 'integer', minimum: 0 },
+      credentials: { type: 'integer', minimum: 0, description: 'Credentials that belong to it.' }
+    }, ['id', 'name', 'createdAt', 'retentionDays', 'statements', 'documents', 'documentBytes', 'attachments', 'attachmentBytes', 'credentials']),
+    StatementDeletion: object({
+      range: object({ since: { type: ['string', 'null'], format: 'date-time' }, until: DATE_TIME }, ['since', 'until']),
+      removed: object(Object.fromEntries(['statements', 'attachments', 'forwardingEntries'].map((k) => [k, { type: 'integer', minimum: 0 }])), ['statements', 'attachments', 'forwardingEntries'])
+    }, ['range', 'removed']),
+    StatementDeletionPreview: object({
+      range: object({ since: { type: ['string', 'null'], format: 'date-time' }, until: DATE_TIME }, ['since', 'until']),
+      wouldRemove: object({
+        statements: { type: 'integer', minimum: 0, description: 'Those in the range and those that go with them.' },
+        outsideTheRange: { type: 'integer', minimum: 0, description: 'Of those, the ones stored outside the range: voiding statements of voided ones in it, targets of voiding ones in it.' }
+      }, ['statements', 'outsideTheRange'])
+    }, ['range', 'wouldRemove']),
+    DeletingStore: object({
+      id: { type: 'string', description: 'The id it had (free for a new store at once).' },
+      name: { type: 'string' },
+      deletedAt: DATE_TIME,
+      statementsLeft: { type: 'integer', minimum: 0, description: 'Statements not purged yet.' }
+    }, ['id', 'name', 'deletedAt', 'statementsLeft']),
+    StoreList: object({
+      stores: { type: 'array', items: schema('Store') },
+      deleting: { type: 'array', items: schema('DeletingStore'), description: 'Deleted stores whose data is still being purged.' }
+    }, ['stores', 'deleting']),
+    StoreDeletion: object({
+      deleted: schema('Store'),
+      purge: { type: 'string', enum: ['started'], description: 'The data is purged in the background; GET /admin/stores lists the store under `deleting` until it is gone.' }
+    }, ['deleted', 'purge']),
     CredentialScopesResult: object({ key: { type: 'string' }, scopes: SCOPES }, ['key', 'scopes']),
     ErasureResult: object({
       agentDigest: { type: 'string', description: 'The agent\'s name in the audit log.' },

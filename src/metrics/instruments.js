@@ -9,7 +9,11 @@ const client = require('prom-client')
 
 const SECONDS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30]
 
-function createInstruments ({ statementsInFlight = () => 0, bytesInFlight = () => 0 } = {}) {
+// Requests refused by what they sent or by load, per store (lrs_store_refusals_total's `reason`).
+const REFUSALS = new Map([[400, 'invalid'], [413, 'invalid'], [403, 'forbidden'], [409, 'conflict'], [412, 'conflict'], [429, 'overload']])
+
+// `storeLabel(number)`: the `store` label of the per-store metrics (store-labels.js).
+function createInstruments ({ statementsInFlight = () => 0, bytesInFlight = () => 0, storeLabel = async (number) => String(number) } = {}) {
   const registry = new client.Registry()
   const registers = [registry]
   const instruments = {
@@ -17,6 +21,8 @@ function createInstruments ({ statementsInFlight = () => 0, bytesInFlight = () =
     requests: new client.Counter({ name: 'lrs_http_requests_total', help: 'HTTP requests answered, by route, method and status.', labelNames: ['route', 'method', 'status'], registers }),
     requestSeconds: new client.Histogram({ name: 'lrs_http_request_duration_seconds', help: 'Time to answer a request, by route and method.', labelNames: ['route', 'method'], buckets: SECONDS, registers }),
     statementsStored: new client.Counter({ name: 'lrs_statements_stored_total', help: 'Statements durably stored by the write path (POST and PUT).', registers }),
+    storeStatementsStored: new client.Counter({ name: 'lrs_store_statements_stored_total', help: 'Statements durably stored by the write path (POST and PUT), by store (its id).', labelNames: ['store'], registers }),
+    storeRefusals: new client.Counter({ name: 'lrs_store_refusals_total', help: 'Authenticated requests refused, by store (its id) and reason: invalid (400, 413), forbidden (403), conflict (409, 412), overload (429).', labelNames: ['store', 'reason'], registers }),
     batchStatements: new client.Histogram({ name: 'lrs_batch_statements', help: 'Statements per batch write (group commit).', buckets: [1, 5, 10, 20, 50, 100, 200, 500, 1000, 2000], registers }),
     batchSeconds: new client.Histogram({ name: 'lrs_batch_write_duration_seconds', help: 'Time of one batch write, until durable.', buckets: SECONDS, registers }),
     overloadRejections: new client.Counter({ name: 'lrs_overload_rejections_total', help: 'Requests answered 429 (load shedding, in-flight limits, authentication limits).', labelNames: ['route'], registers }),
@@ -29,6 +35,15 @@ function createInstruments ({ statementsInFlight = () => 0, bytesInFlight = () =
   // Every figure above moves with a request (answered, or held in flight):
   // while this stays the same, the registry reads as it did (a worker with
   // nothing to publish publishes nothing: cluster-metrics.js).
+  // Per store: `stored` statements of store `number`; a request of store
+  // `number` answered `status` (counted when it is a refusal).
+  instruments.countStored = (number, stored) => {
+    storeLabel(number).then((store) => instruments.storeStatementsStored.inc({ store }, stored), () => {})
+  }
+  instruments.countAnswer = (number, status) => {
+    const reason = REFUSALS.get(status)
+    if (reason) storeLabel(number).then((store) => instruments.storeRefusals.inc({ store, reason }), () => {})
+  }
   let answered = 0
   instruments.answered = () => { answered++ }
   instruments.activity = () => `${answered} ${statementsInFlight()} ${bytesInFlight()}`

@@ -24,6 +24,7 @@ function requestMetrics (instruments, paths) {
     instruments.requestSeconds.observe({ route, method }, seconds)
     if (res.statusCode === 429) instruments.overloadRejections.inc({ route })
     if (res.statusCode === 401) instruments.authFailures.inc()
+    if (req.credential) instruments.countAnswer(req.credential.store || 0, res.statusCode)
     const code = res.locals.errorCode
     if (code && DATABASE_CODES.has(code)) instruments.databaseErrors.inc({ code })
   }

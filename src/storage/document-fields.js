@@ -2,7 +2,7 @@
 
 // What both engines store of a document besides its key, content and
 // time (each keeps those in its own types): the fields it is listed,
-// deleted and erased by.
+// deleted and erased by (a store's deletion finds them by `store`).
 function documentFields (key, value) {
   return {
     resource: key.resource,
@@ -10,6 +10,7 @@ function documentFields (key, value) {
     registration: key.registration || null,
     docId: key.docId,
     agent: key.agent || null,
+    store: key.store || null, // its store's number; null: the default store
     contentType: value.contentType,
     etag: value.etag
   }

@@ -21,9 +21,20 @@ function storeDirectory (storage) {
     async ids () {
       return new Map((await storage.stores.all()).map((s) => [s.number, s.id]))
     },
-    // A store as the admin API and `lrs store list` show it.
-    async describe ({ number, id, name, createdAt }) {
-      return { id, name, createdAt: createdAt ? new Date(createdAt).toISOString() : null, statements: await storage.statements.count({ store: number }) }
+    // A store as the admin API and `lrs store list` show it: what it
+    // holds (also what its deletion would remove).
+    async describe ({ number, id, name, createdAt, retentionDays = null }) {
+      const [statements, holdings, credentials] = await Promise.all([
+        storage.statements.count({ store: number }),
+        storage.stores.holdings(number),
+        storage.credentials.all()
+      ])
+      return { id, name, createdAt: createdAt ? new Date(createdAt).toISOString() : null, retentionDays: retentionDays || null, statements, ...holdings, credentials: credentials.filter((c) => (c.store || 0) === number).length }
+    },
+    // Deleted stores whose data is still being purged.
+    async deleting () {
+      return Promise.all((await storage.stores.deleting()).map(async ({ number, id, name, deletedAt }) =>
+        ({ id, name, deletedAt: new Date(deletedAt).toISOString(), statementsLeft: await storage.statements.count({ store: number }) })))
     }
   }
 }

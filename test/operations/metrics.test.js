@@ -123,3 +123,18 @@ test('a metrics publish that fails leaves no temporary file behind', async () =>
   })
   assert.deepEqual(left, [])
 })
+
+test('per store: statements stored and requests refused, labelled with the store\'s id', async () => {
+  const lrs = await startLrs()
+  assert.equal((await lrs.http('/admin/stores', { method: 'POST', body: { id: 'acme' } })).status, 201)
+  const made = await lrs.http('/admin/credentials', { method: 'POST', body: { scopes: ['all'], store: 'acme' } })
+  const acme = [made.json.key, made.json.secret]
+  assert.equal((await lrs.client('/statements', { method: 'POST', auth: acme, body: [statement(), statement(), statement()] })).status, 200)
+  assert.equal((await lrs.client('/statements', { method: 'POST', body: statement() })).status, 200)
+  assert.equal((await lrs.client('/statements', { method: 'POST', auth: acme, body: { actor: 'not an agent' } })).status, 400)
+  const text = await scrape(lrs)
+  assert.equal(sample(text, 'lrs_store_statements_stored_total', 'store="acme"'), 3)
+  assert.equal(sample(text, 'lrs_store_statements_stored_total', 'store="default"'), 1)
+  assert.equal(sample(text, 'lrs_store_refusals_total', 'store="acme",reason="invalid"'), 1)
+  assert.equal(sample(text, 'lrs_store_refusals_total', 'store="default",reason="invalid"'), 0)
+})

@@ -48,7 +48,7 @@ function documentKeys (spec, validator) {
     out.scope = scope
     out.key = out.docId === undefined
       ? null
-      : { id: sha1(JSON.stringify([scope, out.registration || null, out.docId])), resource: spec.resource, scope, registration: out.registration, docId: out.docId, agent: qualify(store, out.agent || null) }
+      : { id: sha1(JSON.stringify([scope, out.registration || null, out.docId])), resource: spec.resource, scope, registration: out.registration, docId: out.docId, agent: qualify(store, out.agent || null), store: store || null }
     return out
   }
 }

@@ -2,7 +2,8 @@
 
 // The documents collection, shared by State, Activity Profile and Agent
 // Profile: { _id, resource, scope, registration, docId, agent (State and
-// Agent Profile), contentType, content (Binary), etag, updated }. `_id` is a hash of the resource and
+// Agent Profile), store (its number; null: the default store), contentType,
+// content (Binary), length (its bytes), etag, updated }. `_id` is a hash of the resource and
 // all its key parameters, so each document has one unique key and every
 // conditional write is a single-document operation on _id: concurrent
 // writers cannot lose an update (no read-then-write without a check).
@@ -24,7 +25,7 @@ function documentsRepository (db, { queryTimeoutMs, isFerret, locks }) {
     updated: doc.updated
   }
 
-  const toDoc = (key, value) => ({ _id: key.id, ...documentFields(key, value), content: new Binary(value.content), updated: value.updated })
+  const toDoc = (key, value) => ({ _id: key.id, ...documentFields(key, value), content: new Binary(value.content), length: value.content.length, updated: value.updated })
 
   return {
     async get (key) {

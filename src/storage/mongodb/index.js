@@ -14,6 +14,7 @@ const { credentialsRepository } = require('./credentials')
 const { outboxRepository } = require('./outbox')
 const { settingsRepository } = require('./settings')
 const { storesRepository } = require('./stores')
+const { startStorePurge } = require('./store-purge')
 
 function openMongoStorage (config, logger, { monitorCommands = false, hooks = {} } = {}) {
   const connection = connect(config, logger, { monitorCommands })
@@ -32,12 +33,17 @@ function openMongoStorage (config, logger, { monitorCommands = false, hooks = {}
     settings: settingsRepository(db, options),
     stores: storesRepository(db, options)
   }
+  // `hooks.purgeGraceMs`: tests only, a shorter wait before a deleted store is marked purged
+  const purge = startStorePurge(db, { ready: connection.ready, logger, graceMs: hooks.purgeGraceMs })
   return {
     kind: 'mongodb',
     get engine () { return connection.engine },
     ready: connection.ready,
     ping: translateErrors({ ping: connection.ping }, translateError).ping,
-    close: connection.close,
+    async close () {
+      await purge.stop()
+      await connection.close()
+    },
     writerRestarting: () => false, // the driver's own retries cover a failover
     ...Object.fromEntries(Object.entries(repositories).map(([name, repo]) => [name, translateErrors(repo, translateError)])),
     // For tests that look underneath (command monitoring, raw inserts).

@@ -34,15 +34,22 @@ const INDEXES = {
   documents: [
     { key: { resource: 1, scope: 1, updated: -1 }, name: 'scope_updated' },
     // State and Agent Profile documents of an agent (agent erasure)
-    { key: { agent: 1 }, name: 'agent', partialFilterExpression: { agent: { $type: 'string' } } }
+    { key: { agent: 1 }, name: 'agent', partialFilterExpression: { agent: { $type: 'string' } } },
+    // a deleted store's documents (store-purge.js)
+    { key: { store: 1 }, name: 'store', partialFilterExpression: { store: { $type: 'number' } } }
   ],
   forward_outbox: [
     { key: { upstream: 1, leaseUntil: 1 }, name: 'upstream_lease' },
     { key: { statementId: 1 }, name: 'statement' } // agent erasure
   ],
   forward_dead_letters: [{ key: { statementId: 1 }, name: 'statement' }],
-  stores: [{ key: { id: 1 }, name: 'id', unique: true }]
+  // the id is the document key (_id); a unique index on `id`, a field no
+  // store has, let MongoDB hold one store besides the default one (the
+  // first versions made it; ensureIndexes drops it)
+  stores: [{ key: { number: 1 }, name: 'number' }]
 }
+const DROPPED = { stores: ['id'] }
+const INDEX_NOT_FOUND = 27
 
 const COLLECTIONS = ['statements', 'documents', 'credentials', 'attachments', 'attachment_chunks', 'forward_outbox', 'forward_dead_letters', 'settings', 'locks', 'stores']
 
@@ -50,6 +57,9 @@ async function ensureIndexes (db, { engine }) {
   if (engine === 'ferretdb') {
     await Promise.all(COLLECTIONS.map((name) => db.createCollection(name).catch((err) => { if (err.code !== 48) throw err })))
     return
+  }
+  for (const [collection, names] of Object.entries(DROPPED)) {
+    for (const name of names) await db.collection(collection).dropIndex(name).catch((err) => { if (err.code !== INDEX_NOT_FOUND && err.codeName !== 'NamespaceNotFound') throw err })
   }
   for (const [collection, indexes] of Object.entries(INDEXES)) await db.collection(collection).createIndexes(indexes)
 }

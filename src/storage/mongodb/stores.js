@@ -2,21 +2,34 @@
 
 // Stores on MongoDB: { _id: id, number, name, createdAt }, the id unique
 // as the document key (FerretDB enforces no other unique index); numbers
-// from a counter in settings. The default store (0) is a document only
-// once renamed.
+// from a counter in settings, each given once. The default store (0) is a
+// document only once renamed. A deleted store's document is kept under
+// '#<number>|<id>' with `deletedAt` (its id is free at once) until, and
+// after, its data is purged (store-purge.js, `purgedAt`).
 
 const { insertManyReportingDuplicates } = require('./insert-many')
+const { qualify } = require('../../stores/store-keys')
 
-const DEFAULT = { number: 0, id: 'default', name: 'Default store', createdAt: null }
+const DEFAULT = { number: 0, id: 'default', name: 'Default store', createdAt: null, retentionDays: null }
 const COUNTER = 'store_numbers'
+const LIVE = { deletedAt: { $exists: false } }
+const formerId = (id) => id.replace(/^#\d+\|/, '')
+
+// Every key of store `number` starts with 's<n>|' (store-keys.js): a
+// range of _id (or of another qualified field).
+function keyRange (number) {
+  const prefix = qualify(number, '')
+  return { $gte: prefix, $lt: prefix.slice(0, -1) + '}' }
+}
 
 function storesRepository (db, { queryTimeoutMs }) {
   const col = db.collection('stores')
   const settings = db.collection('settings')
+  const read = { maxTimeMS: queryTimeoutMs }
   return {
     // 'created' or 'taken' (the id)
     async create ({ id, name }) {
-      if (id === DEFAULT.id || await col.findOne({ _id: id }, { projection: { _id: 1 }, maxTimeMS: queryTimeoutMs })) return 'taken'
+      if (id === DEFAULT.id || await col.findOne({ _id: id }, { projection: { _id: 1 }, ...read })) return 'taken'
       // a number is used once, even when its insert finds the id taken meanwhile
       const counter = await settings.findOneAndUpdate({ _id: COUNTER }, { $inc: { value: 1 } }, { upsert: true, returnDocument: 'after' })
       const number = counter.value
@@ -30,14 +43,65 @@ function storesRepository (db, { queryTimeoutMs }) {
         await col.updateOne({ _id: id }, { $set: { name }, $setOnInsert: { number: 0, createdAt: null } }, { upsert: true })
         return true
       }
-      const { matchedCount } = await col.updateOne({ _id: id }, { $set: { name } })
+      const { matchedCount } = await col.updateOne({ _id: id, ...LIVE }, { $set: { name } })
       return matchedCount === 1
     },
+    // Statements kept `days` after they were stored (src/stores/retention.js;
+    // null: for good). false when there is no such store.
+    async setRetention ({ id, days }) {
+      const update = days === null ? { $unset: { retentionDays: '' } } : { $set: { retentionDays: days } }
+      if (id === DEFAULT.id) {
+        await col.updateOne({ _id: id }, { ...update, $setOnInsert: { number: 0, name: DEFAULT.name, createdAt: null } }, { upsert: true })
+        return true
+      }
+      const { matchedCount } = await col.updateOne({ _id: id, ...LIVE }, update)
+      return matchedCount === 1
+    },
+    // Gone at once for every request, its credentials with it; its data is
+    // purged after (store-purge.js). false: no such store, or the default
+    // one. The deleted store's document is written before the live one
+    // goes: a stop between the two leaves the store live, deleted again by
+    // the next try.
+    async remove ({ id }) {
+      if (id === DEFAULT.id) return false
+      const store = await col.findOne({ _id: id, ...LIVE }, read)
+      if (!store) return false
+      await insertManyReportingDuplicates(col, [{ ...store, _id: `#${store.number}|${id}`, deletedAt: new Date() }])
+      await db.collection('credentials').deleteMany({ store: store.number })
+      await settings.updateOne({ _id: 'credentials_changed' }, { $inc: { value: 1 } }, { upsert: true })
+      const { deletedCount } = await col.deleteOne({ _id: id })
+      return deletedCount === 1
+    },
     async all () {
-      const rows = (await col.find({}, { maxTimeMS: queryTimeoutMs }).sort({ number: 1 }).toArray()).map((r) => ({ number: r.number, id: r._id, name: r.name, createdAt: r.createdAt }))
+      const rows = (await col.find(LIVE, read).sort({ number: 1 }).toArray()).map((r) => ({ number: r.number, id: r._id, name: r.name, createdAt: r.createdAt, retentionDays: r.retentionDays ?? null }))
       return rows.some((r) => r.number === 0) ? rows : [DEFAULT, ...rows]
+    },
+    // Deleted stores whose data is still being purged.
+    async deleting () {
+      const rows = await col.find({ deletedAt: { $exists: true }, purgedAt: { $exists: false } }, read).sort({ number: 1 }).toArray()
+      return rows.map((r) => ({ number: r.number, id: formerId(r._id), name: r.name, deletedAt: r.deletedAt }))
+    },
+    // What a store holds besides its statements: its documents and
+    // attachments, how many and their bytes.
+    async holdings (number) {
+      // summed here: FerretDB's $group sums no field (its $sum of '$length' is 0)
+      const sum = async (collection, match) => {
+        let n = 0
+        let bytes = 0
+        for await (const d of db.collection(collection).find(match, { projection: { length: 1 }, ...read })) {
+          n++
+          bytes += d.length || 0
+        }
+        return { n, bytes }
+      }
+      const [docs, files] = await Promise.all([
+        // `length`: the content's bytes (documents.js; none in documents written before stores could be deleted)
+        sum('documents', number ? { store: number } : { store: null }),
+        sum('attachments', number ? { _id: keyRange(number) } : { _id: { $not: /^s\d+\|/ } })
+      ])
+      return { documents: docs.n, documentBytes: docs.bytes, attachments: files.n, attachmentBytes: files.bytes }
     }
   }
 }
 
-module.exports = { storesRepository }
+module.exports = { storesRepository, keyRange }

@@ -49,4 +49,11 @@ function blobToId (blob) {
   return blob.length === 20 ? `s${blob.readUInt32BE(16)}|${id}` : id
 }
 
-module.exports = { idToBlob, blobToId }
+// The last 4 bytes of the ids of store `number` (a store's deletion finds its rows by them).
+function storeSuffix (number) {
+  const suffix = Buffer.alloc(4)
+  suffix.writeUInt32BE(number)
+  return suffix
+}
+
+module.exports = { idToBlob, blobToId, storeSuffix }

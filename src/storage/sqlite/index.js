@@ -27,9 +27,11 @@ const { settingsRepository } = require('./settings')
 const { storesRepository } = require('./stores')
 
 // `hooks.walLimitBytes`, `hooks.mergeStatements`, `hooks.middleStatements`,
-// `hooks.levelRatio`, `hooks.maxPageCount`, `hooks.resumeFreeBytes`, `hooks.merges`: tests only, a smaller WAL
+// `hooks.levelRatio`, `hooks.maxPageCount`, `hooks.resumeFreeBytes`, `hooks.merges`, `hooks.purgeGraceMs`, `hooks.purge`: tests only, a smaller WAL
 // bound, index merges after fewer statements (writer-loop.js), a file
-// that is full at that many pages (disk-full.js), no merge thread (false).
+// that is full at that many pages (disk-full.js), no merge thread (false),
+// a shorter wait before a deleted store is marked purged, no purge (false)
+// (writer-loop.js).
 function openSqliteStorage (config, logger, { hooks = {} } = {}) {
   const db = openDatabase(config.dataDir)
   try {
@@ -48,6 +50,8 @@ function openSqliteStorage (config, logger, { hooks = {} } = {}) {
       levelRatio: hooks.levelRatio,
       maxPageCount: hooks.maxPageCount,
       merges: hooks.merges !== false,
+      purgeGraceMs: hooks.purgeGraceMs,
+      purge: hooks.purge !== false,
       oneWriter: config.sqliteWriter === 'auto' // a process on its own; `thread`: one in every worker
     })
   const diskFull = watchDiskFull(writer, { dataDir: config.dataDir, logger, resumeFreeBytes: hooks.resumeFreeBytes })

@@ -70,7 +70,7 @@ const { hashedAgent } = require('./terms')
 const { SHIFT } = require('./seq')
 const { flushNow } = require('../../logger')
 
-const VERSION = 11
+const VERSION = 12
 
 // The recent level is two buffers (RECENT_BUFFERS; which one takes the
 // inserts is in index_recent). Once the one that does is full, the other
@@ -172,12 +172,15 @@ INSERT OR IGNORE INTO index_recent (only, active) VALUES (0, 0);
 -- index file, and clears it once such a transaction has committed
 -- (writer-loop.js). to_seq: where the statement moved (restamp); NULL: it
 -- was removed (erasure).
+-- purge: a slice of a deleted store's purge instead (write-ops.js,
+-- storePurgeSlice; JSON), the other columns unused.
 CREATE TABLE IF NOT EXISTS index_journal (
   n INTEGER PRIMARY KEY,
   seq INTEGER NOT NULL,
   to_seq INTEGER,
   id BLOB NOT NULL,
-  term_ids TEXT NOT NULL
+  term_ids TEXT NOT NULL,
+  purge TEXT
 );
 
 -- Voiding and StatementRef flags for statements not stored yet (Data 2.3.2.s2.b3).
@@ -207,7 +210,8 @@ CREATE TABLE IF NOT EXISTS documents (
   etag TEXT NOT NULL,
   updated INTEGER NOT NULL,
   content BLOB NOT NULL,
-  agent TEXT
+  agent TEXT,
+  store INTEGER -- NULL: the default store (version 12)
 );
 CREATE INDEX IF NOT EXISTS documents_scope ON documents (resource, scope, updated);
 
@@ -265,11 +269,22 @@ CREATE TABLE IF NOT EXISTS hourly_terms (
 -- Stores (src/stores/store-keys.js): number 0 is the default store, in
 -- which everything from before stores is. \`id\` names it in the API, for
 -- good; \`name\` is what people see.
+-- A deleted store (deleted_at) keeps its row for good, so its number is
+-- never given again (a new store takes the largest + 1) and no key or term
+-- id of its data can be a new store's while its data is being purged
+-- (write-ops.js, storePurgeSlice); its id becomes '#<number>|<id>' (no
+-- store id starts with '#'), free for a new store at once. purged_at: when
+-- the last of its data went; purge_terms: its terms whose index rows are
+-- being removed a slice at a time (write-ops.js).
 CREATE TABLE IF NOT EXISTS stores (
   number INTEGER PRIMARY KEY,
   id TEXT NOT NULL UNIQUE,
   name TEXT NOT NULL,
-  created_at INTEGER NOT NULL
+  created_at INTEGER NOT NULL,
+  deleted_at INTEGER,
+  purged_at INTEGER,
+  purge_terms TEXT,
+  retention_days INTEGER -- keep statements this many days after \`stored\` (src/stores/retention.js); NULL: for good
 );
 
 CREATE TABLE IF NOT EXISTS settings (
@@ -296,7 +311,10 @@ CREATE TABLE IF NOT EXISTS idx.index_copy (
   copied_key BLOB
 );`
 
-// Version 11: stores. Statements and credentials have the number of
+// Version 12: a store can be deleted (stores.deleted_at, purged_at), have
+// a retention (stores.retention_days), and
+// documents know their store (\`store\`), which a store's deletion finds
+// them by (an older LRS would write documents without it). Version 11: stores. Statements and credentials have the number of
 // their store (\`store\`; NULL and 0: the default store), and the other
 // stores' keys are qualified with it; an older LRS would show every
 // store's statements to the default store's credentials. Version 10: the term dictionary in levels (TERM_DICTIONARY), `terms`
@@ -317,9 +335,21 @@ CREATE TABLE IF NOT EXISTS idx.index_copy (
 // not read them: it refuses the file). Version 2: documents know their agent (State, Agent Profile), for agent
 // erasure. Documents stored before have none and are not found by it.
 const AFTER_COLUMNS = `
+CREATE INDEX IF NOT EXISTS documents_store ON documents (store) WHERE store IS NOT NULL;
 CREATE INDEX IF NOT EXISTS documents_agent ON documents (agent) WHERE agent IS NOT NULL;
 CREATE INDEX IF NOT EXISTS statements_stored_ms ON statements (stored_ms, seq) WHERE stored_ms IS NOT NULL;
 `
+
+// Version 12: documents know their store. Those of version 11's stores
+// but the default one are State and Agent Profile documents, whose agent
+// says the store (store-keys.js, \`s<n>|\`), and Activity Profile
+// documents, whose store is in nothing stored (their scope is a hash):
+// those keep NULL, and a deletion of their store leaves them (no request
+// of any other store finds them: their keys are their store's).
+function addDocumentStores (db) {
+  db.exec('ALTER TABLE documents ADD COLUMN store INTEGER')
+  db.exec("UPDATE documents SET store = CAST(substr(agent, 2, instr(agent, '|') - 2) AS INTEGER) WHERE agent GLOB 's[0-9]*|*'")
+}
 
 // Version 2 keeps agents in the terms dictionary as hashes (terms.js).
 function hashAgentTerms (db) {
@@ -496,6 +526,10 @@ function ensureSchema (db) {
   if (!columns.all('statements').includes('store')) db.exec('ALTER TABLE statements ADD COLUMN store INTEGER')
   if (!columns.all('credentials').includes('store')) db.exec('ALTER TABLE credentials ADD COLUMN store INTEGER NOT NULL DEFAULT 0')
   db.prepare("INSERT OR IGNORE INTO stores (number, id, name, created_at) VALUES (0, 'default', 'Default store', ?)").run(Date.now())
+  // version 12: deleting stores
+  if (!columns.all('stores').includes('deleted_at')) db.exec('ALTER TABLE stores ADD COLUMN deleted_at INTEGER; ALTER TABLE stores ADD COLUMN purged_at INTEGER; ALTER TABLE stores ADD COLUMN purge_terms TEXT; ALTER TABLE stores ADD COLUMN retention_days INTEGER')
+  if (!columns.all('documents').includes('store')) addDocumentStores(db)
+  if (!columns.all('index_journal').includes('purge')) db.exec('ALTER TABLE index_journal ADD COLUMN purge TEXT')
   // VERB_IN_TERM_ROWS: NULL in the rows written before, and in those an older LRS writes (it ignores the column).
   for (const table of TERM_TABLES) if (!columns.all(table).includes('verb')) db.exec(`ALTER TABLE ${table} ADD COLUMN verb INTEGER`)
   db.exec(AFTER_COLUMNS)

@@ -1,16 +1,48 @@
 'use strict'
 
 // Stores on SQLite (schema.js, `stores`): written by the writer, read here.
+// A deleted store keeps its row (its number is never given again) until
+// and after the writer has purged its data (writer-loop.js, write-ops.js
+// storePurgeSlice).
+
+const { qualify } = require('../../stores/store-keys')
+
+const LIVE = 'deleted_at IS NULL'
+// A deleted store's id is '#<number>|<id>' (schema.js): the id it had.
+const formerId = (id) => id.replace(/^#\d+\|/, '')
 
 function storesRepository (db, { writer }) {
-  const all = db.prepare('SELECT number, id, name, created_at FROM stores ORDER BY number')
+  const all = db.prepare(`SELECT number, id, name, created_at, retention_days FROM stores WHERE ${LIVE} ORDER BY number`)
+  const deleting = db.prepare('SELECT number, id, name, deleted_at FROM stores WHERE deleted_at IS NOT NULL AND purged_at IS NULL ORDER BY number')
+  const documents = db.prepare('SELECT count(*) AS n, coalesce(sum(length(content)), 0) AS bytes FROM documents WHERE store IS ?')
+  const attachmentsOf = db.prepare('SELECT count(*) AS n, coalesce(sum(length), 0) AS bytes FROM attachments WHERE sha2 > ? AND sha2 < ?')
+  const defaultAttachments = db.prepare("SELECT count(*) AS n, coalesce(sum(length), 0) AS bytes FROM attachments WHERE sha2 NOT GLOB 's[0-9]*|*'")
   return {
     // 'created', 'taken' (the id), or 'full' (no more stores: 2,047, store-terms.js)
     create: ({ id, name }) => writer.call('storeCreate', { id, name }),
     // false when there is no such store
     rename: ({ id, name }) => writer.call('storeRename', { id, name }),
+    // Statements kept `days` after they were stored (src/stores/retention.js;
+    // null: for good). false when there is no such store.
+    setRetention: ({ id, days }) => writer.call('storeRetention', { id, days }),
+    // Gone at once for every request, its credentials with it; its data
+    // is purged after, in the background. false: no such store, or the
+    // default one.
+    remove: ({ id }) => writer.call('storeDelete', { id }),
     async all () {
-      return all.all().map((r) => ({ number: r.number, id: r.id, name: r.name, createdAt: new Date(r.created_at) }))
+      return all.all().map((r) => ({ number: r.number, id: r.id, name: r.name, createdAt: new Date(r.created_at), retentionDays: r.retention_days }))
+    },
+    // Deleted stores whose data is still being purged.
+    async deleting () {
+      return deleting.all().map((r) => ({ number: r.number, id: formerId(r.id), name: r.name, deletedAt: new Date(r.deleted_at) }))
+    },
+    // What a store holds besides its statements (statements.count): its
+    // documents and attachments, how many and their bytes.
+    async holdings (number) {
+      const docs = documents.get(number || null)
+      const prefix = qualify(number, '')
+      const files = number ? attachmentsOf.get(prefix, prefix.slice(0, -1) + '}') : defaultAttachments.get()
+      return { documents: docs.n, documentBytes: docs.bytes, attachments: files.n, attachmentBytes: files.bytes }
     }
   }
 }

@@ -4,13 +4,17 @@
 // writer thread inside a transaction (writer-thread.js). Arguments and
 // results are plain values (they cross threads).
 
-const { termWriter } = require('./terms')
+const { termWriter, termReader } = require('./terms')
 const { idFilter } = require('./id-filter')
 const { indexMerges } = require('./index-merges')
-const { idToBlob, blobToId } = require('./ids')
-const { termIn, plainTermId, STORE_SPAN } = require('./store-terms')
+const { idToBlob, blobToId, storeSuffix } = require('./ids')
+const { termIn, plainTermId, STORE_SPAN, STORE_TERM } = require('./store-terms')
+const { qualify } = require('../../stores/store-keys')
 const { firstSeqOf, lastSeqOf, storedMsOf } = require('./seq')
-const { LEVELS, RECENT_BUFFERS, DICT_TABLES, SEQ_OF_ID, HOUR_MS, COUNTED_KINDS } = require('./schema')
+const { LEVELS, RECENT_BUFFERS, DICT_TABLES, TERM_TABLES, SEQ_OF_ID, HOUR_MS, COUNTED_KINDS } = require('./schema')
+
+// The first seqs of a term (a store's store term) in every level, in order.
+const STORE_SEQS = `${TERM_TABLES.map((table) => `SELECT seq FROM ${table} WHERE term = ?`).join(' UNION ')} ORDER BY 1 LIMIT ?`
 
 const PAIRS_PER_INSERT = 100
 
@@ -191,9 +195,54 @@ function writeOps (db) {
     journal.run(change.seq, change.toSeq, change.id, JSON.stringify(change.terms))
     changeIndex(change)
   }
-  const journalEntries = db.prepare('SELECT seq, to_seq, id, term_ids FROM index_journal ORDER BY n')
+  // What a slice of a deleted store's purge removes from the term index
+  // (storePurgeSlice): `terms`, every row of each (terms of the store only,
+  // store-terms.js: all of their rows go), in every level; `rows`, [level,
+  // term, bound]: a term's rows in one level up to seq `bound` (null: all),
+  // for terms with more rows than a slice takes at once
+  // (TERM_ROWS_AT_ONCE); and the rows of the store term up to `upTo`. One
+  // entry in the journal (its \`purge\` column) for the index file's part,
+  // as above.
+  const TERM_ROWS_AT_ONCE = 512
+  const purgeChanges = LEVELS.map((level) => ({
+    removeTerm: db.prepare(`DELETE FROM ${level.terms} WHERE term = ?`),
+    removeTermUpTo: db.prepare(`DELETE FROM ${level.terms} WHERE term = ? AND seq <= ?`),
+    nthRow: db.prepare(`SELECT seq FROM ${level.terms} WHERE term = ? ORDER BY seq LIMIT 1 OFFSET ${TERM_ROWS_AT_ONCE - 1}`).pluck()
+  }))
+  function removeTermRowsIn (level, term, bound) {
+    if (bound === null) purgeChanges[level].removeTerm.run(term)
+    else purgeChanges[level].removeTermUpTo.run(term, bound)
+  }
+  function purgeIndex ({ terms, rows, storeTerm, upTo }, fromLevel = 0) {
+    purgeChanges.forEach((change, i) => {
+      if (i < fromLevel) return
+      for (const term of terms) change.removeTerm.run(term)
+      if (upTo !== null) change.removeTermUpTo.run(storeTerm, upTo)
+    })
+    for (const [level, term, bound] of rows) if (level >= fromLevel) removeTermRowsIn(level, term, bound)
+  }
+  // Up to TERM_ROWS_AT_ONCE rows of `term` in each level, what went
+  // recorded in `change`; true when rows of it are left.
+  function removeTermRows (term, change) {
+    const bounds = purgeChanges.map((c) => c.nthRow.get(term) ?? null)
+    if (bounds.every((bound) => bound === null)) {
+      change.terms.push(term)
+      for (const c of purgeChanges) c.removeTerm.run(term)
+      return false
+    }
+    bounds.forEach((bound, level) => {
+      change.rows.push([level, term, bound])
+      removeTermRowsIn(level, term, bound)
+    })
+    return true
+  }
+  const purgeJournal = db.prepare("INSERT INTO index_journal (seq, to_seq, id, term_ids, purge) VALUES (0, NULL, x'', '[]', ?)")
+  const journalEntries = db.prepare('SELECT seq, to_seq, id, term_ids, purge FROM index_journal ORDER BY n')
   function replayJournal () {
-    for (const e of journalEntries.all()) changeIndex({ seq: e.seq, toSeq: e.to_seq, id: e.id, terms: JSON.parse(e.term_ids) }, RECENT_BUFFERS.length)
+    for (const e of journalEntries.all()) {
+      if (e.purge === null) changeIndex({ seq: e.seq, toSeq: e.to_seq, id: e.id, terms: JSON.parse(e.term_ids) }, RECENT_BUFFERS.length)
+      else purgeIndex(JSON.parse(e.purge), RECENT_BUFFERS.length)
+    }
   }
   const clearJournalTo = db.prepare('DELETE FROM index_journal WHERE n <= ?')
   const lastJournalEntry = db.prepare('SELECT max(n) FROM index_journal').pluck()
@@ -344,6 +393,163 @@ function writeOps (db) {
       ON CONFLICT (name) DO UPDATE SET value = CAST(value AS INTEGER) + 1`).run()
   }
 
+  // Removes the statements at `seqs`: their rows, their index rows in
+  // every level (journaled, as the index file commits after the database
+  // file), their hourly counts and their forwarding entries (queued and
+  // dead). Returns the counts and the hashes of their attachments.
+  const findStatement = db.prepare('SELECT seq, id, term_ids, attachments, stored_ms FROM statements WHERE seq = ?')
+  const removeStatement = db.prepare('DELETE FROM statements WHERE seq = ?')
+  const forwardUpstreams = db.prepare('SELECT DISTINCT upstream FROM forward_outbox UNION SELECT DISTINCT upstream FROM forward_dead_letters').pluck()
+  const removeQueued = db.prepare('DELETE FROM forward_outbox WHERE upstream = ? AND statement_id = ?')
+  const removeDead = db.prepare('DELETE FROM forward_dead_letters WHERE upstream = ? AND statement_id = ?')
+  function removeStatements (seqs) {
+    const upstreams = seqs.length ? forwardUpstreams.all() : []
+    const removed = { statements: 0, forwardingEntries: 0, hashes: new Set() }
+    counts.clear()
+    for (const at of seqs) {
+      const row = findStatement.get(at)
+      if (!row) continue
+      const termIds = JSON.parse(row.term_ids)
+      journaled({ seq: row.seq, toSeq: null, id: row.id, terms: termIds })
+      counts.add(row.stored_ms ?? storedMsOf(row.seq), termIds, null, -1)
+      removeStatement.run(row.seq)
+      removed.statements++
+      if (row.attachments) for (const h of JSON.parse(row.attachments)) removed.hashes.add(h)
+      for (const u of upstreams) removed.forwardingEntries += removeQueued.run(u, row.id).changes + removeDead.run(u, row.id).changes
+    }
+    counts.flush()
+    return removed
+  }
+  const attachmentUsed = db.prepare('SELECT 1 FROM statements WHERE attachments IS NOT NULL AND instr(attachments, ?) > 0 LIMIT 1').pluck()
+  const removeAttachment = db.prepare('DELETE FROM attachments WHERE sha2 = ?')
+  function removeUnusedAttachments (hashes) {
+    let n = 0
+    for (const h of hashes) if (!attachmentUsed.get(JSON.stringify(h))) n += removeAttachment.run(h).changes
+    return n
+  }
+  const readTerm = termReader(db, { dictTables: DICT_TABLES })
+  const termKinds = db.prepare('SELECT id, substr(term, 1, 2) AS kind FROM terms WHERE id IN (SELECT value FROM json_each(?))')
+
+  // The phases of a deleted store's purge (storePurgeSlice), a slice at a time:
+  //   statements  up to `limit` of them, the first by seq of the store term
+  //               (store-terms.js), with their hourly count (the store
+  //               term's and the LRS total's) and forwarding entries, and
+  //               their term rows: every row of each of their terms not
+  //               purged before (a term id of the store is the store's
+  //               alone, so all its rows go at once, a range of the index
+  //               rather than a row per statement and level) and the store
+  //               term's up to the last of them
+  //   documents, attachments   `limit` rows at a time
+  //   ids         each id level scanned in key order for the store's ids
+  //               (the last 4 bytes of a store's ids are its number,
+  //               ids.js), which go: a scan of 10 M rows costs less than a
+  //               look-up of a million ids in every level
+  //   counts      the store's other hourly counts, a week of hours at a time
+  //   the end     its pending flags; marked purged
+  // `state`: { terms (purged, or being: `heavy`, those with more rows
+  // than a slice takes at once, also kept in stores.purge_terms, which a
+  // stop would otherwise leave behind), level and after (the id scan),
+  // hour (the counts') }.
+  const ID_SCAN_ROWS = 1024
+  const COUNT_HOURS = 24 * 7
+  const idScans = LEVELS.map((level) => db.prepare(`SELECT id FROM ${level.ids} WHERE id > ? ORDER BY id LIMIT ${ID_SCAN_ROWS}`).pluck())
+  const idRemoves = LEVELS.map((level) => db.prepare(`DELETE FROM ${level.ids} WHERE id = ?`))
+  const hourRange = db.prepare('SELECT min(hour) AS low, max(hour) AS high FROM hourly_terms')
+  const removeStoreCounts = db.prepare(`DELETE FROM hourly_terms WHERE hour BETWEEN ? AND ? AND term < 0 AND (-term) % ${STORE_SPAN} = ?`)
+  const savePurgeTerms = db.prepare('UPDATE stores SET purge_terms = ? WHERE number = ?')
+  function storePurge (number, store, { limit, deadline, graceMs }, state) {
+    const out = { statements: 0, documents: 0, attachments: 0, done: false }
+    state.terms = state.terms || new Set()
+    state.heavy = state.heavy || JSON.parse(store.purge_terms || '[]')
+    const storeTerm = termIn(number, readTerm(STORE_TERM))
+    const seqs = storeTerm === undefined ? [] : db.prepare(STORE_SEQS).pluck().all(...TERM_TABLES.map(() => storeTerm), limit)
+    if (seqs.length || state.heavy.length) {
+      const change = { terms: [], rows: [], storeTerm, upTo: null }
+      const heavyBefore = state.heavy.length
+      if (seqs.length) purgeStatements(seqs, state, change, out, deadline)
+      // the terms with rows left, a slice's worth at a time, while there is time
+      while (state.heavy.length && performance.now() < deadline) {
+        if (!removeTermRows(state.heavy[0], change)) state.heavy.shift()
+      }
+      purgeJournal.run(JSON.stringify(change))
+      if (state.heavy.length || heavyBefore) savePurgeTerms.run(state.heavy.length ? JSON.stringify(state.heavy) : null, number)
+      state.level = 0 // a late write's ids: scanned for again
+      state.after = null
+      state.hour = null
+      return out
+    }
+    out.documents = db.prepare('DELETE FROM documents WHERE key IN (SELECT key FROM documents WHERE store = ? LIMIT ?)').run(number, limit).changes
+    const prefix = qualify(number, '')
+    out.attachments = db.prepare('DELETE FROM attachments WHERE sha2 IN (SELECT sha2 FROM attachments WHERE sha2 > ? AND sha2 < ? LIMIT ?)').run(prefix, prefix.slice(0, -1) + '}', limit).changes
+    if (out.documents || out.attachments) return out
+    const suffix = storeSuffix(number)
+    state.level = state.level || 0
+    while (state.level < LEVELS.length) {
+      if (performance.now() > deadline) return out
+      const ids = idScans[state.level].all(state.after || Buffer.alloc(0))
+      let removed = 0
+      for (const id of ids) if (id.length === 20 && suffix.equals(id.subarray(16))) removed += idRemoves[state.level].run(id).changes
+      countInLevel(levelOfTable(state.level), -removed)
+      if (ids.length < ID_SCAN_ROWS) {
+        state.level++
+        state.after = null
+      } else state.after = ids[ids.length - 1]
+    }
+    const hours = hourRange.get()
+    if (state.hour === null || state.hour === undefined) state.hour = hours.low ?? 0
+    while (hours.high !== null && state.hour <= hours.high) {
+      if (performance.now() > deadline) return out
+      removeStoreCounts.run(state.hour, state.hour + COUNT_HOURS - 1, number)
+      state.hour += COUNT_HOURS
+    }
+    db.prepare('DELETE FROM pending_flags WHERE length(id) = 20 AND substr(id, 17) = ?').run(suffix)
+    if (Date.now() - store.deleted_at < graceMs) {
+      out.waiting = true
+      return out
+    }
+    db.prepare('UPDATE stores SET purged_at = ? WHERE number = ?').run(Date.now(), number)
+    out.done = true
+    return out
+  }
+
+  // The statements at `seqs` (in order), and their terms' rows
+  // (removeTermRows); those of the terms met past `deadline` are left to
+  // the next slices (state.heavy, kept).
+  function purgeStatements (seqs, state, change, out, deadline) {
+    const upstreams = forwardUpstreams.all()
+    const terms = []
+    counts.clear()
+    for (const at of seqs) {
+      change.upTo = at
+      const row = findStatement.get(at)
+      if (!row) continue // gone already (a slice whose index file part a stop cut short)
+      // the store term's count and the total; its other counts go in the counts phase
+      counts.add(row.stored_ms ?? storedMsOf(row.seq), [change.storeTerm], [STORE_TERM], -1)
+      removeStatement.run(row.seq)
+      out.statements++
+      for (const term of JSON.parse(row.term_ids)) {
+        if (term === change.storeTerm || state.terms.has(term)) continue
+        state.terms.add(term)
+        terms.push(term)
+      }
+      for (const u of upstreams) {
+        removeQueued.run(u, row.id)
+        removeDead.run(u, row.id)
+      }
+    }
+    counts.flush()
+    terms.sort((a, b) => a - b) // in key order: each delete finds the pages the one before read
+    const heavy = new Set(state.heavy)
+    for (const term of terms) {
+      if (heavy.has(term)) continue
+      if (performance.now() > deadline || removeTermRows(term, change)) {
+        state.heavy.push(term)
+        heavy.add(term)
+      }
+    }
+    for (const c of purgeChanges) c.removeTermUpTo.run(change.storeTerm, change.upTo)
+  }
+
   const ops = {
     // A group (request) whose ids are taken is reported with them and
     // stores nothing; its statements known to be stored already
@@ -435,21 +641,38 @@ function writeOps (db) {
       return 'created'
     },
 
+    // false when there is no such store; `days` null: kept for good
+    storeRetention ({ id, days }) {
+      return db.prepare('UPDATE stores SET retention_days = ? WHERE id = ? AND deleted_at IS NULL').run(days, id).changes === 1
+    },
+
+    // The lease `name` for `holder` until `ms` from now, when no other
+    // holder has one that has not run out (settings, 'lease:<name>'). true: held.
+    leaseTake ({ name, holder, ms }) {
+      const key = 'lease:' + name
+      const now = Date.now()
+      const current = db.prepare('SELECT value FROM settings WHERE name = ?').pluck().get(key)
+      const lease = current && JSON.parse(current)
+      if (lease && lease.holder !== holder && lease.until > now) return false
+      db.prepare('INSERT INTO settings (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value').run(key, JSON.stringify({ holder, until: now + ms }))
+      return true
+    },
+
     // false when there is no such store
     storeRename ({ id, name }) {
       return db.prepare('UPDATE stores SET name = ? WHERE id = ?').run(name, id).changes === 1
     },
 
     documentInsert (doc) {
-      return db.prepare(`INSERT INTO documents (key, resource, scope, registration, doc_id, content_type, etag, updated, content, agent)
-        VALUES (@key, @resource, @scope, @registration, @docId, @contentType, @etag, @updated, @content, @agent) ON CONFLICT (key) DO NOTHING`).run(doc).changes > 0
+      return db.prepare(`INSERT INTO documents (key, resource, scope, registration, doc_id, content_type, etag, updated, content, agent, store)
+        VALUES (@key, @resource, @scope, @registration, @docId, @contentType, @etag, @updated, @content, @agent, @store) ON CONFLICT (key) DO NOTHING`).run(doc).changes > 0
     },
 
     // Replaces when the stored etag is `etag` (any when null); `upsert` creates it when absent.
     documentReplace (doc, { etag, upsert }) {
       if (upsert) {
-        return db.prepare(`INSERT INTO documents (key, resource, scope, registration, doc_id, content_type, etag, updated, content, agent)
-          VALUES (@key, @resource, @scope, @registration, @docId, @contentType, @etag, @updated, @content, @agent)
+        return db.prepare(`INSERT INTO documents (key, resource, scope, registration, doc_id, content_type, etag, updated, content, agent, store)
+          VALUES (@key, @resource, @scope, @registration, @docId, @contentType, @etag, @updated, @content, @agent, @store)
           ON CONFLICT (key) DO UPDATE SET content_type = excluded.content_type, etag = excluded.etag, updated = excluded.updated, content = excluded.content`).run(doc).changes > 0
       }
       const sql = `UPDATE documents SET content_type = @contentType, etag = @etag, updated = @updated, content = @content WHERE key = @key${etag === null ? '' : ' AND etag = @expected'}`
@@ -475,30 +698,39 @@ function writeOps (db) {
     // Agent erasure: the statements, their terms, their forwarding entries
     // (queued and dead) and the attachments no remaining statement uses.
     statementsErase (ids) {
-      const find = db.prepare('SELECT seq, term_ids, attachments, stored_ms FROM statements WHERE seq = ?')
-      const remove = db.prepare('DELETE FROM statements WHERE seq = ?')
-      const upstreams = db.prepare('SELECT DISTINCT upstream FROM forward_outbox UNION SELECT DISTINCT upstream FROM forward_dead_letters').pluck().all()
-      const removeQueued = db.prepare('DELETE FROM forward_outbox WHERE upstream = ? AND statement_id = ?')
-      const removeDead = db.prepare('DELETE FROM forward_dead_letters WHERE upstream = ? AND statement_id = ?')
-      const stillUsed = db.prepare('SELECT 1 FROM statements WHERE attachments IS NOT NULL AND instr(attachments, ?) > 0 LIMIT 1').pluck()
-      const removeAttachment = db.prepare('DELETE FROM attachments WHERE sha2 = ?')
-      const removed = { statements: 0, attachments: 0, forwardingEntries: 0 }
-      const hashes = new Set()
-      counts.clear()
-      for (const [id, at] of storedSeqs(ids)) {
-        const blob = idToBlob(id)
-        const row = find.get(at)
-        const termIds = JSON.parse(row.term_ids)
-        journaled({ seq: row.seq, toSeq: null, id: blob, terms: termIds })
-        counts.add(row.stored_ms ?? storedMsOf(row.seq), termIds, null, -1)
-        remove.run(row.seq)
-        removed.statements++
-        if (row.attachments) for (const h of JSON.parse(row.attachments)) hashes.add(h)
-        for (const u of upstreams) removed.forwardingEntries += removeQueued.run(u, blob).changes + removeDead.run(u, blob).changes
-      }
-      counts.flush()
-      for (const h of hashes) if (!stillUsed.get(JSON.stringify(h))) removed.attachments += removeAttachment.run(h).changes
+      const removed = removeStatements([...storedSeqs(ids).values()])
+      removed.attachments = removeUnusedAttachments(removed.hashes)
+      delete removed.hashes
       return removed
+    },
+
+    // A store's deletion: the store is gone for every request at once (its
+    // credentials with it), and its data is purged after, slice by slice
+    // (storePurgeSlice, writer-loop.js). false: no such store (or the
+    // default one).
+    storeDelete ({ id }) {
+      const store = db.prepare('SELECT number FROM stores WHERE id = ? AND deleted_at IS NULL AND number > 0').get(id)
+      if (!store) return false
+      db.prepare("UPDATE stores SET id = '#' || number || '|' || id, deleted_at = ? WHERE number = ?").run(Date.now(), store.number)
+      if (db.prepare('DELETE FROM credentials WHERE store = ?').run(store.number).changes) credentialsChanged()
+      return true
+    },
+
+    // One slice of a deleted store's purge (writer-loop.js), of the first
+    // of its phases with something left (purge-phases in storePurge below):
+    // its statements, its documents and attachments, its ids, its hourly
+    // counts. `state`: where the phases have got, kept by the caller for
+    // the store's purge (after a restart every phase starts again, finding
+    // gone what went). Once every phase finds nothing, and `graceMs` have
+    // passed since the deletion (a worker that had not heard of it yet may
+    // have written a last request meanwhile), the store is marked purged.
+    // `limit`: statements at most; `budgetMs`: the scans stop after that
+    // long. Returns what it removed, whether the store is purged, and
+    // whether only the wait is left (`waiting`).
+    storePurgeSlice ({ number, limit, budgetMs = Infinity, graceMs }, state = {}) {
+      const store = db.prepare('SELECT deleted_at, purge_terms FROM stores WHERE number = ? AND deleted_at IS NOT NULL AND purged_at IS NULL').get(number)
+      if (!store) return { statements: 0, documents: 0, attachments: 0, done: true }
+      return storePurge(number, store, { limit, deadline: performance.now() + budgetMs, graceMs }, state)
     },
 
     documentsEraseAgent (agent) {

@@ -51,7 +51,7 @@ const DEFAULT_MERGE_STATEMENTS = 8192
 // they move or remove): their transaction takes its write lock too,
 // waiting for the merge thread's slice to end. Every other transaction
 // takes the lock of the main file only.
-const INDEX_FILE_OPS = new Set(['statementsErase', 'restamp'])
+const INDEX_FILE_OPS = new Set(['statementsErase', 'restamp', 'storePurgeSlice'])
 const MERGES_RESTART_MS = 1000
 
 // The page cache of the host's one writer (the writer process, or the
@@ -74,6 +74,27 @@ const ONE_WRITER_CACHE_KIB = 256 * 1024
 // connection wrote) tries again.
 const IDS_RETRY_MS = 1000
 
+// A deleted store's data is purged by the writer between transactions, a
+// slice at a time (write-ops.js, storePurgeSlice), each slice a
+// transaction of its own that stops taking statements after
+// PURGE_SLICE_MS: while requests are queued, one slice between two of
+// their transactions (what they wait for grows by one slice at most);
+// while none are, slice after slice, each PURGE_IDLE_SLICE_MS (fewer
+// commits, each an fsync of both files). While requests keep coming, the
+// writer waits as long as a slice took before the next one. PURGE_GRACE_MS: how long after its
+// deletion a store may still get a last write (a worker hears of the
+// removed credentials within LRS_CREDENTIAL_POLL_MS), which a later slice
+// then finds; only after it is the store marked purged.
+const PURGE_SLICE_STATEMENTS = 5000
+const PURGE_MIN_STATEMENTS = 50
+const PURGE_FIRST_US = 40 // a statement's share of a slice, until slices have said
+const PURGE_SLICE_MS = 10
+const PURGE_IDLE_SLICE_MS = 40
+const PURGE_GRACE_MS = 10000
+const PURGE_RETRY_MS = 1000
+// How often an idle writer looks for a store deleted elsewhere (the CLI, or another writer of the file).
+const PURGE_POLL_MS = 5000
+
 const pause = new Int32Array(new SharedArrayBuffer(4))
 const sleep = (ms) => Atomics.wait(pause, 0, 0, ms) // blocks this thread only
 
@@ -91,7 +112,9 @@ function statementCount ({ op, args }) {
 // `maxPageCount`: tests only, a file that is full at that many pages;
 // `mergeStatements`, `middleStatements`, `levelRatio`: merges after fewer
 // statements; `merges: false`, none (no merge thread).
-function createWriterLoop ({ dataDir, walLimitBytes, mergeStatements, middleStatements, levelRatio, maxPageCount, shared = true, oneWriter = false, merges: withMerges = true }, { warn }) {
+// `info(message, fields)`: the same, for what went well (a store purged).
+// `purgeGraceMs`: tests only, a shorter PURGE_GRACE_MS; `purge: false`, no purge.
+function createWriterLoop ({ dataDir, walLimitBytes, mergeStatements, middleStatements, levelRatio, maxPageCount, shared = true, oneWriter = false, merges: withMerges = true, purgeGraceMs = PURGE_GRACE_MS, purge = true }, { warn, info = () => {} }) {
   const db = openDatabase(dataDir, { busyTimeoutMs: 0 }) // the schema is there: the opener made it
   if (maxPageCount) db.pragma(`max_page_count = ${maxPageCount}`)
   if (oneWriter) db.pragma(`cache_size = -${ONE_WRITER_CACHE_KIB}`)
@@ -152,12 +175,18 @@ function createWriterLoop ({ dataDir, walLimitBytes, mergeStatements, middleStat
   // `both`: the index file's write lock too (INDEX_FILE_OPS), and what the
   // journal holds applied; else the main file's lock only (BEGIN IMMEDIATE
   // would take every attached file's).
-  function begin (both) {
-    const deadline = Date.now() + LOCK_TIMEOUT_MS
+  // `wait: false`: one try (a purge slice, which gives way to requests
+  // rather than hold them up while the merge thread has the index file).
+  function begin (both, { wait = true } = {}) {
+    const deadline = wait ? Date.now() + LOCK_TIMEOUT_MS : 0
     for (;;) {
       try {
         if (both) {
           db.exec('BEGIN IMMEDIATE')
+          // what the last transaction over both files journaled, committed
+          // in both: cleared here, not applied again (in its own transaction
+          // after that one, clearJournalAfterCommit, when none came first)
+          if (journalTo) clearJournal(journalTo)
           replayJournal()
         } else {
           db.exec('BEGIN')
@@ -239,7 +268,7 @@ function createWriterLoop ({ dataDir, walLimitBytes, mergeStatements, middleStat
       beforeCommit()
       const upTo = both ? lastJournalEntry() : 0
       db.exec('COMMIT')
-      journalTo = upTo // only once both files have committed
+      if (both) journalTo = upTo // only once both files have committed
       commit()
     } catch (err) {
       if (db.inTransaction) db.exec('ROLLBACK')
@@ -256,6 +285,7 @@ function createWriterLoop ({ dataDir, walLimitBytes, mergeStatements, middleStat
     stats.operations += batch.length
     stats.statements += stored
     stats.busyMs += performance.now() - began
+    if (batch.some((m) => m.op === 'storeDelete')) purgeSoon()
     if (queue.length) {
       if (shared && statements >= MAX_STATEMENTS_PER_TRANSACTION) sleep(YIELD_MS)
       schedule()
@@ -281,6 +311,81 @@ function createWriterLoop ({ dataDir, walLimitBytes, mergeStatements, middleStat
     }
     idleRead = more ? setImmediate(next) : setTimeout(next, IDS_RETRY_MS).unref()
   }
+
+  // Deleted stores' purge (PURGE_SLICE_STATEMENTS): `purging` is the
+  // store being purged, with what has gone of it so far.
+  const nextToPurge = db.prepare('SELECT number, id FROM stores WHERE deleted_at IS NOT NULL AND purged_at IS NULL ORDER BY number LIMIT 1')
+  let purging = null
+  let purgeTimer = null
+  let purgeAt = Infinity // when the scheduled step runs
+  function purgeSoon (ms = 0) {
+    if (closing || !db.open || !purge) return
+    if (purgeTimer) {
+      if (Date.now() + ms >= purgeAt) return
+      clearTimeout(purgeTimer) // a wait (PURGE_POLL_MS) cut short: a store was deleted
+    }
+    const step = () => { purgeTimer = null; purgeAt = Infinity; purgeStep() }
+    purgeAt = Date.now() + ms
+    purgeTimer = ms ? setTimeout(step, ms) : setImmediate(step)
+    if (ms) purgeTimer.unref()
+  }
+  function purgeStep () {
+    if (closing || !db.open) return
+    let slice
+    const sliceStart = performance.now()
+    try {
+      if (!purging) {
+        const next = nextToPurge.get()
+        if (!next) {
+          purgeSoon(PURGE_POLL_MS)
+          return
+        }
+        purging = { number: next.number, store: next.id.replace(/^#\d+\|/, ''), started: Date.now(), statements: 0, documents: 0, attachments: 0, state: {}, usPerStatement: PURGE_FIRST_US }
+      }
+      try {
+        begin(true, { wait: false })
+      } catch (err) {
+        if (!/^SQLITE_BUSY/.test(err.code)) throw err
+        purgeSoon(1) // the merge thread's slice holds the index file: requests go first meanwhile
+        return
+      }
+      beganTransaction()
+      // (begin clears the journal of the slice before: no transaction, and no fsync, of its own)
+      const budgetMs = queue.length ? PURGE_SLICE_MS : PURGE_IDLE_SLICE_MS
+      // as many statements as the slices before took on average in that time
+      const limit = Math.max(PURGE_MIN_STATEMENTS, Math.min(PURGE_SLICE_STATEMENTS, Math.round(budgetMs * 1000 / purging.usPerStatement)))
+      slice = ops.storePurgeSlice({ number: purging.number, limit, budgetMs, graceMs: purgeGraceMs }, purging.state)
+      beforeCommit()
+      const upTo = lastJournalEntry()
+      db.exec('COMMIT')
+      journalTo = upTo
+      commit()
+    } catch (err) {
+      if (db.inTransaction) db.exec('ROLLBACK')
+      rollback()
+      if (purging) purging.state = {} // what the slice undone removed is back: every phase again
+      if (!/^SQLITE_BUSY/.test(err.code)) warn('purging a deleted store failed; it is tried again', errorOf(err))
+      purgeSoon(PURGE_RETRY_MS)
+      return
+    }
+    for (const what of ['statements', 'documents', 'attachments']) purging[what] += slice[what]
+    if (slice.statements > PURGE_MIN_STATEMENTS / 2) purging.usPerStatement = 0.7 * purging.usPerStatement + 0.3 * (performance.now() - sliceStart) * 1000 / slice.statements
+    if (slice.done) {
+      const { store, statements, documents, attachments, started } = purging
+      info('deleted store purged', { store, statements, documents, attachments, ms: Date.now() - started })
+      purging = null
+      purgeSoon()
+    } else if (slice.waiting) {
+      purgeSoon(PURGE_RETRY_MS)
+    } else {
+      // while requests come, the writer rests as long as the slice took:
+      // at most half its time, and its CPU on a small machine, goes to the purge
+      const busy = stats.transactions !== purging.transactions
+      purging.transactions = stats.transactions
+      purgeSoon(busy ? Math.ceil(performance.now() - sliceStart) : 0)
+    }
+  }
+  purgeSoon() // one deleted before a stop goes on
 
   function sendReplies (batch, results) {
     const bySender = new Map()

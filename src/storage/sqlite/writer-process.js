@@ -91,7 +91,8 @@ async function startWriterProcess (config, logger) {
   prepareStore(config.dataDir, logger)
   const paths = writerSocketPaths(config.dataDir, config.writerSocket)
   const loop = createWriterLoop({ dataDir: config.dataDir, shared: false, oneWriter: true }, {
-    warn: (message, error) => logger.warn({ err: error }, message)
+    warn: (message, error) => logger.warn({ err: error }, message),
+    info: (message, fields) => logger.info(fields, message)
   })
   const connections = new Set()
   let closing = false

@@ -10,7 +10,8 @@ const { parentPort, workerData } = require('node:worker_threads')
 const { createWriterLoop } = require('./writer-loop')
 
 const loop = createWriterLoop({ ...workerData, shared: true }, {
-  warn: (warning, error) => parentPort.postMessage({ warning, error })
+  warn: (warning, error) => parentPort.postMessage({ warning, error }),
+  info: (info, fields) => parentPort.postMessage({ info, fields })
 })
 const reply = (replies) => parentPort.postMessage(replies)
 

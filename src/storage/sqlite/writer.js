@@ -10,8 +10,8 @@ const { errorFrom } = require('./writer-errors')
 
 // `oneWriter`: this process's thread is the store's only writer (writer-loop.js).
 // `merges: false`: tests only, no merge thread (the index rows stay where they are).
-function startWriter (dataDir, logger, { walLimitBytes, mergeStatements, middleStatements, levelRatio, maxPageCount, oneWriter = false, merges = true } = {}) {
-  const worker = new Worker(path.join(__dirname, 'writer-thread.js'), { workerData: { dataDir, walLimitBytes, mergeStatements, middleStatements, levelRatio, maxPageCount, oneWriter, merges } })
+function startWriter (dataDir, logger, { walLimitBytes, mergeStatements, middleStatements, levelRatio, maxPageCount, oneWriter = false, merges = true, purgeGraceMs, purge } = {}) {
+  const worker = new Worker(path.join(__dirname, 'writer-thread.js'), { workerData: { dataDir, walLimitBytes, mergeStatements, middleStatements, levelRatio, maxPageCount, oneWriter, merges, purgeGraceMs, purge } })
   const pending = new Map()
   let next = 0
   let failed = null
@@ -24,6 +24,10 @@ function startWriter (dataDir, logger, { walLimitBytes, mergeStatements, middleS
   worker.on('message', (replies) => {
     if (replies && replies.warning) {
       logger.warn({ err: replies.error }, replies.warning)
+      return
+    }
+    if (replies && replies.info) {
+      logger.info(replies.fields, replies.info)
       return
     }
     if (!Array.isArray(replies)) return
