@@ -10,6 +10,7 @@ const { cors } = require('./http/cors')
 const { xapiVersion, fallbackVersion } = require('./http/xapi-version')
 const { errorHandler, notFound } = require('./http/error-handler')
 const { authenticate } = require('./auth/basic-auth')
+const { storeDirectory } = require('./stores/store-directory')
 const { createRefusalPacer } = require('./http/refusal-pacing')
 const { aboutRoutes } = require('./resources/about/about-routes')
 const { xapiResourceRoutes } = require('./resources/routes')
@@ -32,7 +33,9 @@ function createApp (deps) {
   // Every route, declared once (src/http/route.js): the routers below serve
   // the table, and /openapi.json describes it.
   const paced = createRefusalPacer({ perSecond: config.refusalsPerSecond, holdMaxMs: config.refusalHoldMaxMs, lifecycle })
-  const table = createRouteTable({ credentials, validator })
+  // the store a stores/admin credential chooses with X-LRS-Store (basic-auth.js)
+  const directory = storeDirectory(deps.storage)
+  const table = createRouteTable({ credentials, validator, storeNamed: directory.byId })
   const operations = table.router('', [...healthRoutes(deps), openapiRoute(() => openapiJson), ...metricsRoutes(deps)], { tag: 'Operations' })
   const xapiGroup = { cors: true, head: true, parameters: [ref('parameters', 'XapiVersion')] }
   const about = table.router('/xapi', aboutRoutes(deps), { cors: true, head: true })
@@ -71,7 +74,7 @@ function createApp (deps) {
   xapi.use(cors(config))
   xapi.use(about)
   xapi.use('/statements', consistentThrough(config)) // on every statements response, 401 included
-  xapi.use(paced(authenticate(credentials))) // before the body is read
+  xapi.use(paced(authenticate(credentials, { storeNamed: directory.byId }))) // before the body is read
   xapi.use(paced(shedLoad))
   xapi.use(readBodies)
   xapi.use(alternateRequestSyntax)
@@ -80,7 +83,7 @@ function createApp (deps) {
   app.use('/xapi', xapi)
 
   const adminRouter = express.Router({ caseSensitive: true })
-  adminRouter.use(paced(authenticate(credentials)))
+  adminRouter.use(paced(authenticate(credentials, { storeNamed: directory.byId })))
   adminRouter.use(express.json({ limit: '1mb' }))
   adminRouter.use(stores)
   adminRouter.use(admin)

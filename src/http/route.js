@@ -80,18 +80,19 @@ function checked (route, group) {
 }
 
 // `validator`: the query checks compile with its ajv (xAPI formats, coercion).
-function createRouteTable ({ credentials, validator }) {
+// `storeNamed`: a store by id (basic-auth.js, X-LRS-Store).
+function createRouteTable ({ credentials, validator, storeNamed }) {
   const declared = []
 
   // A router serving `routes`, to be mounted at `prefix`; each route is
   // recorded with its full path.
   function router (prefix, routes, group = {}) {
     const r = express.Router({ caseSensitive: true })
-    if (group.scope) r.use(requireScope(credentials, group.scope))
+    if (group.scope) r.use(requireScope(credentials, group.scope, { storeNamed }))
     for (const declaration of routes) {
       const route = checked(declaration, group)
       const stack = []
-      if (route.scope && !group.scope) stack.push(requireScope(credentials, route.scope))
+      if (route.scope && !group.scope) stack.push(requireScope(credentials, route.scope, { storeNamed }))
       stack.push(handlerOf(route))
       r[route.method](route.path, ...stack)
       declared.push(Object.freeze({ ...route, path: prefix + route.path, group }))

@@ -18,12 +18,27 @@ function termsAsBefore10 (db, { indexFile: inIndexFile }) {
     INSERT INTO terms SELECT * FROM terms_v10; DROP TABLE terms_v10;`)
 }
 
-// The store of a stopped LRS as schema 9 left it (the term dictionary as
-// before version 10). Returns the database, open, for more of an older schema.
+// As schema 11 kept it, before stores could be deleted: documents without
+// their store, stores without deletion and retention, no purge journal.
+function asBefore12 (db) {
+  db.exec(`DROP INDEX documents_store; ALTER TABLE documents DROP COLUMN store; ALTER TABLE index_journal DROP COLUMN purge;
+    ALTER TABLE stores DROP COLUMN deleted_at; ALTER TABLE stores DROP COLUMN purged_at;
+    ALTER TABLE stores DROP COLUMN purge_terms; ALTER TABLE stores DROP COLUMN retention_days`)
+}
+
 // As schema 10 kept it, before stores: no stores table, no store
 // columns (every statement and credential the default store's).
 function storesAsBefore11 (db) {
+  asBefore12(db)
   db.exec('DROP TABLE stores; ALTER TABLE statements DROP COLUMN store; ALTER TABLE credentials DROP COLUMN store')
+}
+
+// The store of a stopped LRS as schema 11 left it; returns it open.
+function asSchema11 (dataDir) {
+  const db = openDatabase(dataDir)
+  asBefore12(db)
+  db.pragma('user_version = 11')
+  return db
 }
 
 // The store of a stopped LRS as schema 10 left it; returns it open.
@@ -72,4 +87,4 @@ function asOneFile (dataDir) {
   return one
 }
 
-module.exports = { asOneFile, asSchema9, asSchema10 }
+module.exports = { asOneFile, asSchema9, asSchema10, asSchema11 }

@@ -12,6 +12,7 @@ const { checkSqliteStore } = require('../../src/storage/sqlite/check')
 const { statement, allIds } = require('../helpers/statements')
 const { buildMultipart } = require('../../src/http/multipart')
 const { until } = require('../helpers/wait')
+const { asSchema11 } = require('../helpers/sqlite-files')
 
 // What is left of store `number` underneath: its statements (pending
 // flags included), documents and attachments.
@@ -139,4 +140,28 @@ test('a store is deleted only with stores/admin, never through its own credentia
   const own = await lrs.http('/admin/stores/other?confirm=other', { method: 'DELETE', auth: [res.json.key, res.json.secret] })
   assert.equal(own.status, 409)
   assert.match(own.json.message, /own store/)
+})
+
+test('a store written by schema 11 is upgraded: its State and Agent Profile documents get their store, and go with it', { skip: ENGINE !== 'sqlite' && 'the sqlite engine' }, async () => {
+  const first = await startLrs()
+  const acme = await storeWithCredential(first, 'acme')
+  const actor = { mbox: `mailto:${crypto.randomUUID()}@example.com` }
+  const shared = { activityId: `http://example.com/activities/${crypto.randomUUID()}`, agent: encodeURIComponent(JSON.stringify(actor)), actor, content: Buffer.from('file') }
+  await fill(acme.client, shared)
+  const home = await fill(first.client, shared)
+  await first.close()
+  asSchema11(first.storeEnv.LRS_DATA_DIR).close()
+
+  const lrs = await startLrs({ ...first.storeEnv }, PURGE_NOW)
+  const state = `/activities/state?activityId=${shared.activityId}&agent=${shared.agent}&stateId=bookmark`
+  assert.equal((await lrs.client(state, { auth: acme.auth })).json.at, 'page 3', 'upgraded, the store answers as before')
+  const ACME = 1
+  assert.equal((await leftovers(lrs, ACME)).documents, 2, 'State and Agent Profile documents know their store; the Activity Profile one cannot')
+  assert.equal((await lrs.http('/admin/stores/acme?confirm=acme', { method: 'DELETE' })).status, 202)
+  assert.ok(await until(async () => (await lrs.http('/admin/stores')).json.deleting.length === 0), 'the purge ends')
+  assert.deepEqual(await leftovers(lrs, ACME), { statements: 0, documents: 0, attachments: 0 })
+  assert.equal((await lrs.client(state)).json.at, 'page 3', 'the default store\'s document stays')
+  for (const id of home.ids.slice(1)) assert.equal((await lrs.client(`/statements?statementId=${id}`)).status, 200)
+  await lrs.close()
+  assert.deepEqual(checkSqliteStore({ dataDir: lrs.storeEnv.LRS_DATA_DIR }).problems, [])
 })

@@ -280,3 +280,22 @@ test('SQLite: past 2,047 stores besides the default one, a new store is refused 
   assert.equal(refused.json.code, 'LRS_ERR_STORE_LIMIT')
   assert.equal((await lrs.http('/admin/stores')).json.stores.length, 2048)
 })
+
+test('X-LRS-Store: a stores/admin credential acts in the store it names; no other credential may name one', async () => {
+  const { lrs, acme, acmeAdmin } = await twoStores()
+  const [id] = await post(acme, statement())
+  const inAcme = { 'X-LRS-Store': 'acme' }
+  // the bootstrap credential (stores/admin) reads, writes and administers acme
+  assert.equal((await lrs.client(`/statements?statementId=${id}`)).status, 404, 'without the header, its own store')
+  assert.equal((await lrs.client(`/statements?statementId=${id}`, { headers: inAcme })).json.id, id)
+  const [written] = (await lrs.client('/statements', { method: 'POST', body: statement(), headers: inAcme })).json
+  assert.equal((await acme(`/statements?statementId=${written}`)).status, 200, 'written into acme')
+  assert.equal((await lrs.http('/admin/overview', { headers: inAcme })).json.total, 2)
+  const exported = await lrs.http('/admin/statements/export', { headers: inAcme })
+  assert.equal(exported.text.trim().split('\n').length, 2)
+  // refused: another store's credential without stores/admin, an unknown store, a malformed id
+  assert.equal((await acme('/statements', { headers: { 'X-LRS-Store': 'default' } })).status, 403)
+  assert.equal((await acmeAdmin('/admin/credentials', { headers: { 'X-LRS-Store': 'default' } })).status, 403)
+  assert.equal((await lrs.client('/statements', { headers: { 'X-LRS-Store': 'nowhere' } })).status, 404)
+  assert.equal((await lrs.client('/statements', { headers: { 'X-LRS-Store': '../x' } })).status, 400)
+})

@@ -4,9 +4,13 @@
 // a reload forgets it, and no other page or tab can read it.
 
 let credential = null
+// The store chosen in the header (X-LRS-Store, for a credential with
+// stores/admin); null: the credential's own.
+let store = null
 
 export function signIn (key, secret) { credential = { key, secret } }
-export function signOut () { credential = null }
+export function signOut () { credential = null; store = null }
+export function chooseStore (id) { store = id || null }
 export function signedInKey () { return credential && credential.key }
 
 function basic ({ key, secret }) {
@@ -32,6 +36,7 @@ export async function api (path, { method = 'GET', query, body, auth = credentia
   for (const [k, v] of Object.entries(query || {})) if (v !== undefined && v !== '') url.searchParams.set(k, v)
   const headers = { 'X-Experience-API-Version': '2.0.0' }
   if (auth) headers.Authorization = basic(auth)
+  if (auth && store) headers['X-LRS-Store'] = store
   if (body !== undefined) headers['Content-Type'] = 'application/json'
   const res = await fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: 'omit', cache: 'no-store' })
   const text = await res.text()

@@ -2,7 +2,7 @@
 // (#/statements?verb=… is a link to share). Each page is a module with
 // render(main, params).
 
-import { api, signIn, signOut, signedInKey, ApiError } from './api.js'
+import { api, signIn, signOut, signedInKey, chooseStore, ApiError } from './api.js'
 import { show, el } from './dom.js'
 
 const PAGES = {
@@ -65,6 +65,30 @@ signInForm.addEventListener('submit', async (event) => {
   document.getElementById('nav').hidden = false
   document.getElementById('who').hidden = false
   document.getElementById('who-key').textContent = 'Signed in as ' + key
+  await offerStores()
+  render()
+})
+
+// A credential with stores/admin chooses the store every page shows (the
+// API's X-LRS-Store); any other sees its own store only.
+async function offerStores () {
+  const choice = document.getElementById('store-choice')
+  const select = document.getElementById('store')
+  choice.hidden = true
+  chooseStore(null)
+  let list
+  try {
+    list = await api('/admin/stores')
+  } catch {
+    return // no stores/admin: its own store
+  }
+  const options = [el('option', { value: '' }, 'its own store'), ...list.stores.map((s) => el('option', { value: s.id }, `${s.name} (${s.id})`))]
+  select.replaceChildren(...options)
+  choice.hidden = false
+}
+
+document.getElementById('store').addEventListener('change', (event) => {
+  chooseStore(event.target.value)
   render()
 })
 
@@ -72,6 +96,7 @@ document.getElementById('sign-out').addEventListener('click', () => {
   signOut()
   document.getElementById('nav').hidden = true
   document.getElementById('who').hidden = true
+  document.getElementById('store-choice').hidden = true
   show(main, ...signInPage)
 })
 
