@@ -42,7 +42,7 @@ function storesRoutes ({ storage }) {
     summary: 'List stores',
     responses: { 200: response('The stores.', { content: json(schema('StoreList')) }) },
     async handler (req, res) {
-      const [stores, deleting] = await Promise.all([directory.all().then((all) => Promise.all(all.map(directory.describe))), directory.deleting()])
+      const [stores, deleting] = await Promise.all([directory.all().then(directory.describeAll), directory.deleting()])
       res.json({ stores, deleting })
     }
   }, {

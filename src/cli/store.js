@@ -72,7 +72,7 @@ async function list (io, options) {
   const config = configOf(io)
   return withStorage(config, async (storage) => {
     const directory = storeDirectory(storage)
-    const rows = await Promise.all((await directory.all()).map(directory.describe))
+    const rows = await directory.describeAll(await directory.all())
     const deleting = await directory.deleting()
     if (options.json) {
       io.stdout.write(JSON.stringify(rows, null, 2) + '\n')

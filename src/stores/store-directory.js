@@ -9,6 +9,14 @@ const { errors } = require('../errors')
 const STORE_ID = '^[a-z0-9][a-z0-9-]{0,62}$'
 
 function storeDirectory (storage) {
+  async function describeAll (stores) {
+    const perStore = new Map()
+    for (const c of await storage.credentials.all()) perStore.set(c.store || 0, (perStore.get(c.store || 0) || 0) + 1)
+    return Promise.all(stores.map(async ({ number, id, name, createdAt, retentionDays = null }) => {
+      const [statements, holdings] = await Promise.all([storage.statements.count({ store: number }), storage.stores.holdings(number)])
+      return { id, name, createdAt: createdAt ? new Date(createdAt).toISOString() : null, retentionDays: retentionDays || null, statements, ...holdings, credentials: perStore.get(number) || 0 }
+    }))
+  }
   return {
     all: () => storage.stores.all(),
     // The store with this id, or 404.
@@ -23,14 +31,11 @@ function storeDirectory (storage) {
     },
     // A store as the admin API and `lrs store list` show it: what it
     // holds (also what its deletion would remove).
-    async describe ({ number, id, name, createdAt, retentionDays = null }) {
-      const [statements, holdings, credentials] = await Promise.all([
-        storage.statements.count({ store: number }),
-        storage.stores.holdings(number),
-        storage.credentials.all()
-      ])
-      return { id, name, createdAt: createdAt ? new Date(createdAt).toISOString() : null, retentionDays: retentionDays || null, statements, ...holdings, credentials: credentials.filter((c) => (c.store || 0) === number).length }
+    async describe (store) {
+      return (await describeAll([store]))[0]
     },
+    // Every store of `stores` so (the credentials read once for all).
+    describeAll,
     // Deleted stores whose data is still being purged.
     async deleting () {
       return Promise.all((await storage.stores.deleting()).map(async ({ number, id, name, deletedAt }) =>

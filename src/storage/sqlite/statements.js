@@ -84,7 +84,7 @@ function statementsRepository (db, { writer }) {
   const lrsTotal = db.prepare('SELECT sum(count) FROM hourly_totals').pluck()
   // A store's statements per hour, from its store term's counts (terms.js,
   // store-terms.js; schema.js, COUNTED_KINDS).
-  const storeNumbers = db.prepare('SELECT number FROM stores WHERE number > 0').pluck()
+  const storeNumbers = db.prepare('SELECT number FROM stores WHERE number > 0 AND purged_at IS NULL').pluck() // a purged store has no counts left
   const termCounts = db.prepare('SELECT hour, count FROM hourly_terms WHERE term = ? AND hour BETWEEN ? AND ?')
   const termTotal = db.prepare('SELECT sum(count) FROM hourly_terms WHERE term = ?').pluck()
   const storeTermIds = (store) => {
