@@ -1,6 +1,7 @@
 'use strict'
 
-// kill -9 while a deleted store is purged (write-ops.js, storePurgeSlice:
+// kill -9 while a deleted store is purged, and while a store's retention
+// removes statements (write-ops.js, storePurgeSlice:
 // slices over both files, the index file's part journaled): the next
 // writer carries the purge on, nothing of the deleted store is left once
 // it ends, every statement of the store beside it is still found by id and
@@ -62,7 +63,7 @@ function leftOf (dataDir, number) {
 
 test('kill -9 during a store\'s purge loses nothing of the other store, and the next writer finishes it', { skip: ENGINE !== 'sqlite' && 'the sqlite engine' }, async () => {
   const { LRS_DATA_DIR: dataDir } = freshStore()
-  const kept = (await runHelper(dataDir, ['fill', '6000', '2000'])).lines
+  const kept = (await runHelper(dataDir, ['fill', '15000', '2000'])).lines
   assert.equal(kept.length, 2000)
   const GONE = 1 // the first store made
   assert.ok(leftOf(dataDir, GONE).statements > 0, 'the purge is not over before the kills')
@@ -125,4 +126,31 @@ test('a purge slice whose changes to the index file were lost is applied again f
   assert.ok(run.lines.includes('purged'))
   assert.deepEqual(leftOf(dataDir, GONE), { statements: 0, termRows: 0, idRows: 0, counts: 0 })
   assert.deepEqual(checkSqliteStore({ dataDir }).problems, [])
+})
+
+test('kill -9 during a store\'s retention removes nothing it keeps, and the next run finishes it', { skip: ENGINE !== 'sqlite' && 'the sqlite engine' }, async () => {
+  const { LRS_DATA_DIR: dataDir } = freshStore()
+  const fresh = (await runHelper(dataDir, ['age', '3000', '1000'])).lines
+  assert.equal(fresh.length, 1000)
+  let kills = 0
+  for (const ms of [5, 60, 20, 120, 40, 200]) {
+    const run = await runHelper(dataDir, ['retain', '1000'], { killAfterMs: ms })
+    assert.deepEqual(checkSqliteStore({ dataDir }).problems, [], `after a kill at ${ms} ms`)
+    if (!run.killed) break
+    kills++
+  }
+  assert.ok(kills >= 2, `killed during the retention ${kills} times`)
+  assert.ok((await runHelper(dataDir, ['retain', '1000'])).lines.includes('retained'))
+  assert.deepEqual(checkSqliteStore({ dataDir }).problems, [])
+
+  const lrs = await startLrs({ LRS_DATA_DIR: dataDir, MONGODB_URI: '', LRS_STATEMENTS_MAX_LIMIT: '10000' })
+  const made = await lrs.http('/admin/credentials', { method: 'POST', body: { scopes: ['all'], store: 'aging' } })
+  const auth = [made.json.key, made.json.secret]
+  const byVerb = []
+  for (const v of [0, 1, 2]) {
+    const res = await lrs.client(`/statements?verb=${encodeURIComponent(`http://example.com/verbs/v${v}`)}&limit=10000`, { auth })
+    byVerb.push(...res.json.statements.map((s) => s.id))
+  }
+  assert.deepEqual(byVerb.sort(), [...fresh].sort(), 'exactly the statements stored now are left: the old ones and the voiding statements of old ones went')
+  for (const id of fresh.filter((_, k) => k % 50 === 0)) assert.equal((await lrs.client(`/statements?statementId=${id}`, { auth })).status, 200)
 })
