@@ -11,7 +11,7 @@
 // agent erasure keeps them. Attachments no remaining statement uses and
 // the statements' forwarding entries go too (statements.erase).
 
-const { qualify, unqualify } = require('../stores/store-keys')
+const { qualify } = require('../stores/store-keys')
 
 const PAGE = 500
 const VOIDED = 'http://adlnet.gov/expapi/verbs/voided'
@@ -80,4 +80,4 @@ function inRange (stored, { since, until }) {
   return (!since || at > since.getTime()) && (!until || at <= until.getTime())
 }
 
-module.exports = { deleteStatements, previewDeletion, unqualify }
+module.exports = { deleteStatements, previewDeletion }

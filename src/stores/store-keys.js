@@ -63,4 +63,9 @@ function storageQueryFields (fields, store) {
   return out
 }
 
-module.exports = { DEFAULT_STORE, STORE_PREFIX, qualify, unqualify, storeOf, qualifyAll, storageRecord, storageQueryFields }
+// A deleted store keeps its record under '#<number>|<id>' (no store id
+// starts with '#'), which frees its id at once; formerId gives the id back.
+const deletedId = (number, id) => `#${number}|${id}`
+const formerId = (id) => id.replace(/^#\d+\|/, '')
+
+module.exports = { deletedId, formerId, DEFAULT_STORE, STORE_PREFIX, qualify, unqualify, storeOf, qualifyAll, storageRecord, storageQueryFields }

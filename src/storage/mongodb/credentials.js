@@ -8,10 +8,15 @@ const { insertManyReportingDuplicates } = require('./insert-many')
 
 const MARK = 'credentials_changed'
 
+// Every worker reads the credentials again (a store's deletion removes its own too: stores.js).
+function credentialsChanged (db) {
+  return db.collection('settings').updateOne({ _id: MARK }, { $inc: { value: 1 } }, { upsert: true })
+}
+
 function credentialsRepository (db, { queryTimeoutMs }) {
   const col = db.collection('credentials')
   const settings = db.collection('settings')
-  const changed = () => settings.updateOne({ _id: MARK }, { $inc: { value: 1 } }, { upsert: true })
+  const changed = () => credentialsChanged(db)
   return {
     async upsert ({ key, secretHash, scopes, store = 0 }) {
       const { upsertedCount, modifiedCount } = await col.updateOne(
@@ -53,4 +58,4 @@ function credentialsRepository (db, { queryTimeoutMs }) {
   }
 }
 
-module.exports = { credentialsRepository }
+module.exports = { credentialsRepository, credentialsChanged }

@@ -12,6 +12,7 @@
 // removed is found by the next one.
 
 const { keyRange } = require('./stores')
+const { formerId } = require('../../stores/store-keys')
 const { DUPLICATE_KEY } = require('./insert-many')
 
 const POLL_MS = 2000
@@ -63,7 +64,7 @@ function startStorePurge (db, { ready, logger, graceMs = 10000 }) {
     if (stopped || Date.now() - store.deletedAt.getTime() < graceMs) return
     if (await db.collection('statements').findOne({ _id: range }, { projection: { _id: 1 } })) return // a last write came meanwhile
     await stores.updateOne({ _id: store._id }, { $set: { purgedAt: new Date() } })
-    logger.info({ store: store._id.replace(/^#\d+\|/, ''), statements, documents, attachments, ms: Date.now() - started }, 'deleted store purged')
+    logger.info({ store: formerId(store._id), statements, documents, attachments, ms: Date.now() - started }, 'deleted store purged')
   }
 
   async function pass () {

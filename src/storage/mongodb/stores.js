@@ -8,12 +8,12 @@
 // after, its data is purged (store-purge.js, `purgedAt`).
 
 const { insertManyReportingDuplicates } = require('./insert-many')
-const { qualify } = require('../../stores/store-keys')
+const { credentialsChanged } = require('./credentials')
+const { qualify, deletedId, formerId } = require('../../stores/store-keys')
 
 const DEFAULT = { number: 0, id: 'default', name: 'Default store', createdAt: null, retentionDays: null }
 const COUNTER = 'store_numbers'
 const LIVE = { deletedAt: { $exists: false } }
-const formerId = (id) => id.replace(/^#\d+\|/, '')
 
 // Every key of store `number` starts with 's<n>|' (store-keys.js): a
 // range of _id (or of another qualified field).
@@ -66,9 +66,9 @@ function storesRepository (db, { queryTimeoutMs }) {
       if (id === DEFAULT.id) return false
       const store = await col.findOne({ _id: id, ...LIVE }, read)
       if (!store) return false
-      await insertManyReportingDuplicates(col, [{ ...store, _id: `#${store.number}|${id}`, deletedAt: new Date() }])
+      await insertManyReportingDuplicates(col, [{ ...store, _id: deletedId(store.number, id), deletedAt: new Date() }])
       await db.collection('credentials').deleteMany({ store: store.number })
-      await settings.updateOne({ _id: 'credentials_changed' }, { $inc: { value: 1 } }, { upsert: true })
+      await credentialsChanged(db)
       const { deletedCount } = await col.deleteOne({ _id: id })
       return deletedCount === 1
     },

@@ -39,7 +39,7 @@ const Database = require('better-sqlite3')
 const { databaseFile, indexFile } = require('./open')
 const { blobToId } = require('./ids')
 const { addTermKeyFunction } = require('./terms')
-const { plainTermId, STORE_SPAN } = require('./store-terms')
+const { plainTermId, storeOfTermId, STORE_SPAN } = require('./store-terms')
 const { LEVELS, RECENT_BUFFERS, UPPER_LEVELS, TERM_TABLES, ID_TABLES, DICT_TABLES } = require('./schema')
 const { unpackBody } = require('./body-codec')
 
@@ -106,7 +106,7 @@ function purgeFilters (db) {
   const columns = db.prepare("SELECT name FROM pragma_table_info('stores')").pluck().all()
   const numbers = columns.includes('deleted_at') ? db.prepare('SELECT number FROM stores WHERE deleted_at IS NOT NULL AND purged_at IS NULL').pluck().all() : []
   const list = `(${numbers.join(', ')})`
-  db.function('store_of_term', { deterministic: true }, (term) => term < 0 ? Number(-term % STORE_SPAN) : 0)
+  db.function('store_of_term', { deterministic: true }, storeOfTermId)
   db.function('store_of_id', { deterministic: true }, (id) => Buffer.isBuffer(id) && id.length === 20 ? id.readUInt32BE(16) : 0)
   return {
     statement: (s) => `coalesce(${s}.store, 0) NOT IN ${list}`,

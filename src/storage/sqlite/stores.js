@@ -5,11 +5,9 @@
 // and after the writer has purged its data (writer-loop.js, write-ops.js
 // storePurgeSlice).
 
-const { qualify } = require('../../stores/store-keys')
+const { qualify, formerId } = require('../../stores/store-keys')
 
 const LIVE = 'deleted_at IS NULL'
-// A deleted store's id is '#<number>|<id>' (schema.js): the id it had.
-const formerId = (id) => id.replace(/^#\d+\|/, '')
 
 function storesRepository (db, { writer }) {
   const all = db.prepare(`SELECT number, id, name, created_at, retention_days FROM stores WHERE ${LIVE} ORDER BY number`)

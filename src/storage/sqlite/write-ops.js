@@ -9,7 +9,7 @@ const { idFilter } = require('./id-filter')
 const { indexMerges } = require('./index-merges')
 const { idToBlob, blobToId, storeSuffix } = require('./ids')
 const { termIn, plainTermId, STORE_SPAN, STORE_TERM } = require('./store-terms')
-const { qualify } = require('../../stores/store-keys')
+const { qualify, deletedId } = require('../../stores/store-keys')
 const { firstSeqOf, lastSeqOf, storedMsOf } = require('./seq')
 const { LEVELS, RECENT_BUFFERS, DICT_TABLES, TERM_TABLES, SEQ_OF_ID, HOUR_MS, COUNTED_KINDS } = require('./schema')
 
@@ -402,6 +402,12 @@ function writeOps (db) {
   const forwardUpstreams = db.prepare('SELECT DISTINCT upstream FROM forward_outbox UNION SELECT DISTINCT upstream FROM forward_dead_letters').pluck()
   const removeQueued = db.prepare('DELETE FROM forward_outbox WHERE upstream = ? AND statement_id = ?')
   const removeDead = db.prepare('DELETE FROM forward_dead_letters WHERE upstream = ? AND statement_id = ?')
+  // A statement's forwarding entries, queued and dead, for `upstreams`; how many.
+  function removeForwarding (upstreams, id) {
+    let n = 0
+    for (const u of upstreams) n += removeQueued.run(u, id).changes + removeDead.run(u, id).changes
+    return n
+  }
   function removeStatements (seqs) {
     const upstreams = seqs.length ? forwardUpstreams.all() : []
     const removed = { statements: 0, forwardingEntries: 0, hashes: new Set() }
@@ -415,7 +421,7 @@ function writeOps (db) {
       removeStatement.run(row.seq)
       removed.statements++
       if (row.attachments) for (const h of JSON.parse(row.attachments)) removed.hashes.add(h)
-      for (const u of upstreams) removed.forwardingEntries += removeQueued.run(u, row.id).changes + removeDead.run(u, row.id).changes
+      removed.forwardingEntries += removeForwarding(upstreams, row.id)
     }
     counts.flush()
     return removed
@@ -428,7 +434,6 @@ function writeOps (db) {
     return n
   }
   const readTerm = termReader(db, { dictTables: DICT_TABLES })
-  const termKinds = db.prepare('SELECT id, substr(term, 1, 2) AS kind FROM terms WHERE id IN (SELECT value FROM json_each(?))')
 
   // The phases of a deleted store's purge (storePurgeSlice), a slice at a time:
   //   statements  up to `limit` of them, the first by seq of the store term
@@ -457,12 +462,13 @@ function writeOps (db) {
   const hourRange = db.prepare('SELECT min(hour) AS low, max(hour) AS high FROM hourly_terms')
   const removeStoreCounts = db.prepare(`DELETE FROM hourly_terms WHERE hour BETWEEN ? AND ? AND term < 0 AND (-term) % ${STORE_SPAN} = ?`)
   const savePurgeTerms = db.prepare('UPDATE stores SET purge_terms = ? WHERE number = ?')
+  const storeSeqs = db.prepare(STORE_SEQS).pluck()
   function storePurge (number, store, { limit, deadline, graceMs }, state) {
     const out = { statements: 0, documents: 0, attachments: 0, done: false }
     state.terms = state.terms || new Set()
     state.heavy = state.heavy || JSON.parse(store.purge_terms || '[]')
     const storeTerm = termIn(number, readTerm(STORE_TERM))
-    const seqs = storeTerm === undefined ? [] : db.prepare(STORE_SEQS).pluck().all(...TERM_TABLES.map(() => storeTerm), limit)
+    const seqs = storeTerm === undefined ? [] : storeSeqs.all(...TERM_TABLES.map(() => storeTerm), limit)
     if (seqs.length || state.heavy.length) {
       const change = { terms: [], rows: [], storeTerm, upTo: null }
       const heavyBefore = state.heavy.length
@@ -532,10 +538,7 @@ function writeOps (db) {
         state.terms.add(term)
         terms.push(term)
       }
-      for (const u of upstreams) {
-        removeQueued.run(u, row.id)
-        removeDead.run(u, row.id)
-      }
+      removeForwarding(upstreams, row.id)
     }
     counts.flush()
     terms.sort((a, b) => a - b) // in key order: each delete finds the pages the one before read
@@ -711,7 +714,7 @@ function writeOps (db) {
     storeDelete ({ id }) {
       const store = db.prepare('SELECT number FROM stores WHERE id = ? AND deleted_at IS NULL AND number > 0').get(id)
       if (!store) return false
-      db.prepare("UPDATE stores SET id = '#' || number || '|' || id, deleted_at = ? WHERE number = ?").run(Date.now(), store.number)
+      db.prepare('UPDATE stores SET id = ?, deleted_at = ? WHERE number = ?').run(deletedId(store.number, id), Date.now(), store.number)
       if (db.prepare('DELETE FROM credentials WHERE store = ?').run(store.number).changes) credentialsChanged()
       return true
     },

@@ -20,6 +20,7 @@ const { openDatabase, databaseFile } = require('./open')
 const { writeOps } = require('./write-ops')
 const { errorOf } = require('./writer-errors')
 const { walBound } = require('./wal-bound')
+const { formerId } = require('../../stores/store-keys')
 
 // A transaction holds the write lock of the file and its requests wait for
 // its end: it takes what queued up to about a thousand statements, not
@@ -340,7 +341,7 @@ function createWriterLoop ({ dataDir, walLimitBytes, mergeStatements, middleStat
           purgeSoon(PURGE_POLL_MS)
           return
         }
-        purging = { number: next.number, store: next.id.replace(/^#\d+\|/, ''), started: Date.now(), statements: 0, documents: 0, attachments: 0, state: {}, usPerStatement: PURGE_FIRST_US }
+        purging = { number: next.number, store: formerId(next.id), started: Date.now(), statements: 0, documents: 0, attachments: 0, state: {}, usPerStatement: PURGE_FIRST_US }
       }
       try {
         begin(true, { wait: false })
