@@ -9,7 +9,8 @@ const { healthRoutes } = require('./http/health-routes')
 const { cors } = require('./http/cors')
 const { xapiVersion, fallbackVersion } = require('./http/xapi-version')
 const { errorHandler, notFound } = require('./http/error-handler')
-const { authenticate } = require('./auth/basic-auth')
+const { createAuthenticator, authenticate } = require('./auth/authenticate')
+const { tokenRoutes } = require('./auth/tokens/token-routes')
 const { storeDirectory } = require('./stores/store-directory')
 const { createRefusalPacer } = require('./http/refusal-pacing')
 const { aboutRoutes } = require('./resources/about/about-routes')
@@ -33,9 +34,11 @@ function createApp (deps) {
   // Every route, declared once (src/http/route.js): the routers below serve
   // the table, and /openapi.json describes it.
   const paced = createRefusalPacer({ perSecond: config.refusalsPerSecond, holdMaxMs: config.refusalHoldMaxMs, lifecycle })
-  // the store a stores/admin credential chooses with X-LRS-Store (basic-auth.js)
+  // the store a stores/admin credential chooses with X-LRS-Store (authenticate.js)
   const directory = storeDirectory(deps.storage)
-  const table = createRouteTable({ credentials, validator, storeNamed: directory.byId })
+  // Basic credentials and bearer tokens (auth/authenticate.js)
+  const authenticator = createAuthenticator({ config, credentials, tokens: deps.tokens })
+  const table = createRouteTable({ authenticator, validator, storeNamed: directory.byId })
   const operations = table.router('', [...healthRoutes(deps), openapiRoute(() => openapiJson), ...metricsRoutes(deps)], { tag: 'Operations' })
   const xapiGroup = { cors: true, head: true, parameters: [ref('parameters', 'XapiVersion')] }
   const about = table.router('/xapi', aboutRoutes(deps), { cors: true, head: true })
@@ -47,6 +50,7 @@ function createApp (deps) {
   })
   // /admin/stores first: its routes need `stores/admin`, not `admin`
   const stores = table.router('/admin', storesRoutes(deps), { tag: 'Stores' })
+  const oauth = table.router('/oauth', tokenRoutes({ ...deps, authenticator }), { tag: 'OAuth' })
   const admin = table.router('/admin', adminRoutes(deps), { tag: 'Admin', scope: 'admin' })
   const openapi = openapiDocument({ version: packageVersion, routes: table.routes() })
   const openapiJson = JSON.stringify(openapi)
@@ -74,7 +78,7 @@ function createApp (deps) {
   xapi.use(cors(config))
   xapi.use(about)
   xapi.use('/statements', consistentThrough(config)) // on every statements response, 401 included
-  xapi.use(paced(authenticate(credentials, { storeNamed: directory.byId }))) // before the body is read
+  xapi.use(paced(authenticate(authenticator, { storeNamed: directory.byId }))) // before the body is read
   xapi.use(paced(shedLoad))
   xapi.use(readBodies)
   xapi.use(alternateRequestSyntax)
@@ -83,11 +87,19 @@ function createApp (deps) {
   app.use('/xapi', xapi)
 
   const adminRouter = express.Router({ caseSensitive: true })
-  adminRouter.use(paced(authenticate(credentials, { storeNamed: directory.byId })))
+  adminRouter.use(paced(authenticate(authenticator, { storeNamed: directory.byId })))
   adminRouter.use(express.json({ limit: '1mb' }))
   adminRouter.use(stores)
   adminRouter.use(admin)
   app.use('/admin', adminRouter)
+
+  const oauthRouter = express.Router({ caseSensitive: true })
+  oauthRouter.use(express.urlencoded({ extended: false, limit: '16kb', parameterLimit: 10 }))
+  oauthRouter.use(oauth)
+  // its refusals (a wrong secret, 401; failures over their limit, 429)
+  // paced as the APIs' are
+  oauthRouter.use((err, req, res, next) => paced((rq, rs, refuse) => refuse(err))(req, res, next))
+  app.use('/oauth', oauthRouter)
 
   // The console and the API docs: static pages calling the APIs above.
   app.use(consoleRoutes())

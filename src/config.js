@@ -47,6 +47,15 @@ const SETTINGS = [
   { key: 'authMaxFailures', env: 'LRS_AUTH_MAX_FAILURES', type: 'integer', default: 10, minimum: 1, doc: 'Failed authentications from one client address within LRS_AUTH_FAILURE_WINDOW_S before its further attempts get 429 with Retry-After; past as many failures for one key, only addresses without failures may still try that key (per worker). An Authorization header verified by any worker of the host is never limited.' },
   { key: 'authShareKey', env: 'LRS_AUTH_SHARE_KEY', type: 'string', default: '', secret: true, pattern: '^(|.{32,})$', doc: 'Key (32 characters or more) of the digests by which the workers of one host tell each other which Authorization headers they have verified (files in LRS_DATA_DIR/auth/). ecosystem.config.js draws a new random one at each start and gives it to every worker; set it only for workers started some other way. Unset: each process draws its own and shares with none.' },
   { key: 'authFailureWindowS', env: 'LRS_AUTH_FAILURE_WINDOW_S', type: 'integer', default: 60, minimum: 1, doc: 'Window of LRS_AUTH_MAX_FAILURES (s).' },
+  { key: 'basicAuth', env: 'LRS_BASIC_AUTH', type: 'string', default: 'on', enum: ['on', 'off'], doc: 'HTTP Basic (a credential\'s key and secret) on /xapi, /admin and /metrics. `off`: bearer tokens only (LRS_OIDC_ISSUERS or POST /oauth/token, where credentials still authenticate as OAuth clients); Basic gets 401.' },
+  { key: 'oidcIssuers', env: 'LRS_OIDC_ISSUERS', type: 'string', default: '', doc: 'Comma-separated OpenID Connect issuers (as their discovery document names them, https; http only for localhost) whose JWT access tokens are accepted as `Authorization: Bearer` on every API. Each issuer\'s discovery document and keys (JWKS) are fetched when its first token arrives, kept for 10 minutes, fetched again at once for a key id they lack (at most every 5 s), and kept up to 24 h while the issuer cannot be reached. Needs LRS_OIDC_AUDIENCE.' },
+  { key: 'oidcAudience', env: 'LRS_OIDC_AUDIENCE', type: 'string', default: '', doc: 'The `aud` a token from LRS_OIDC_ISSUERS must carry (the identifier this LRS is registered under at the issuer).' },
+  { key: 'oidcScopeClaim', env: 'LRS_OIDC_SCOPE_CLAIM', type: 'string', default: 'scope', pattern: '^[A-Za-z0-9_.:-]{1,64}$', doc: 'The claim of a token that holds its scopes: a space-separated string (`scope`) or an array of strings (`scp`, `roles`). Only this LRS\'s scope names count (docs/api.md, Scopes), after LRS_OIDC_SCOPE_PREFIX is taken off.' },
+  { key: 'oidcScopePrefix', env: 'LRS_OIDC_SCOPE_PREFIX', type: 'string', default: '', pattern: '^[^\\s]{0,64}$', doc: 'A prefix the issuer puts before this LRS\'s scope names (`lrs:` makes `lrs:statements/write` the scope `statements/write`); scopes without it are not this LRS\'s and are ignored.' },
+  { key: 'oidcStoreClaim', env: 'LRS_OIDC_STORE_CLAIM', type: 'string', default: 'lrs_store', pattern: '^[A-Za-z0-9_.:-]{1,64}$', doc: 'The claim of a token that names its store (a store id); a token without it acts in the default store, one naming a store that does not exist is refused.' },
+  { key: 'oidcClockToleranceS', env: 'LRS_OIDC_CLOCK_TOLERANCE_S', type: 'integer', default: 30, minimum: 0, maximum: 300, doc: 'Leeway for the clocks of issuers and this LRS when checking a token\'s `exp`, `nbf` and `iat` (s).' },
+  { key: 'tokenTtlS', env: 'LRS_TOKEN_TTL_S', type: 'integer', default: 3600, minimum: 60, maximum: 86400, doc: 'Lifetime of the access tokens POST /oauth/token gives (s).' },
+  { key: 'tokenKeyRotationS', env: 'LRS_TOKEN_KEY_ROTATION_S', type: 'integer', default: 86400, minimum: 60, doc: 'How often the key that signs the tokens of POST /oauth/token changes (s). The keys are kept in the database, shared by every worker; GET /oauth/jwks.json publishes the previous, current and next ones. At least LRS_TOKEN_TTL_S.' },
   { key: 'credentialRefreshS', env: 'LRS_CREDENTIAL_REFRESH_S', type: 'integer', default: 300, minimum: 1, doc: 'How often each worker re-reads the credentials (s); an unknown key triggers a read at once (at most once a second).' },
   { key: 'credentialPollMs', env: 'LRS_CREDENTIAL_POLL_MS', type: 'integer', default: 500, minimum: 50, doc: 'How often each worker checks whether any credential changed (one small read; ms). A credential created, changed or revoked through /admin takes effect on every worker within this time and the read.' },
   { key: 'metricsPublishMs', env: 'LRS_METRICS_PUBLISH_MS', type: 'integer', default: 1000, minimum: 100, doc: 'How often each worker publishes its metrics to LRS_DATA_DIR/metrics for GET /metrics to merge (ms): the other workers\' figures in a scrape are at most this old, their process_* and nodejs_* metrics at most ten times this. A worker that answered no request since its last publish skips it.' },
@@ -106,10 +115,31 @@ function checked (env) {
   if (raw.adminUser && !raw.adminPassword) problems.push('LRS_ADMIN_PASSWORD is required with LRS_ADMIN_USER')
   if (String(raw.adminUser).includes(':')) problems.push('LRS_ADMIN_USER must not contain ":"')
   if (raw.shutdownGraceMs >= raw.shutdownTimeoutMs) problems.push('LRS_SHUTDOWN_GRACE_MS must be below LRS_SHUTDOWN_TIMEOUT_MS: after the grace period a worker still stores what it holds')
+  for (const problem of issuerProblems(raw)) problems.push(problem)
+  if (raw.tokenKeyRotationS < raw.tokenTtlS) problems.push('LRS_TOKEN_KEY_ROTATION_S must be at least LRS_TOKEN_TTL_S: a token outlives no more than one rotation')
   for (const u of listOf(raw.forwardUrls)) {
     try { new URL(u) } catch { problems.push(`LRS_FORWARD_URLS has a bad URL: ${maskUrl(u)}`) } // eslint-disable-line no-new
   }
   return { raw, problems }
+}
+
+// An issuer is named by an absolute https URL (http only on this host:
+// a token's keys must not come over a channel anyone between could change).
+function issuerProblems (raw) {
+  const issuers = listOf(raw.oidcIssuers)
+  const problems = []
+  if (issuers.length && !raw.oidcAudience) problems.push('LRS_OIDC_AUDIENCE is required with LRS_OIDC_ISSUERS')
+  for (const issuer of issuers) {
+    if (!isTrustedUrl(issuer) || /[?#]/.test(issuer)) problems.push(`LRS_OIDC_ISSUERS has an issuer that is not an https URL (http only for localhost): ${issuer}`)
+  }
+  return problems
+}
+
+function isTrustedUrl (value) {
+  let url
+  try { url = new URL(value) } catch { return false }
+  if (url.username || url.password) return false
+  return url.protocol === 'https:' || (url.protocol === 'http:' && ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname))
 }
 
 const listOf = (value) => String(value).split(',').map((v) => v.trim()).filter(Boolean)
@@ -141,6 +171,7 @@ function loadConfig (env = process.env) {
   return Object.freeze({
     ...raw,
     forwardUrls: Object.freeze(forwardUrls),
+    oidcIssuers: Object.freeze(listOf(raw.oidcIssuers)),
     corsOrigins: Object.freeze(corsOrigins),
     trustProxy: parseTrustProxy(raw.trustProxy),
     storage: raw.mongodbUri ? 'mongodb' : 'sqlite',
@@ -175,7 +206,7 @@ function docsWithSettings (page) {
 }
 
 // `readmeWithSettings`: the name from when the table was in README.md.
-module.exports = { loadConfig, configProblems, describeSettings, docsWithSettings, readmeWithSettings: docsWithSettings, SETTINGS_PAGE }
+module.exports = { isTrustedUrl, loadConfig, configProblems, describeSettings, docsWithSettings, readmeWithSettings: docsWithSettings, SETTINGS_PAGE }
 
 // `node src/config.js --docs` (or the old `--readme`) rewrites the table.
 if (require.main === module && ['--docs', '--readme'].includes(process.argv[2])) {

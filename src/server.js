@@ -11,6 +11,8 @@ const { EXIT_STARTUP, exitAfterStartFailure } = require('./errors')
 const { createLogger } = require('./logger')
 const { openStorage } = require('./storage')
 const { createCredentialStore } = require('./auth/credential-store')
+const { createLrsIssuer } = require('./auth/tokens/lrs-issuer')
+const { createBearerTokens } = require('./auth/tokens/bearer-tokens')
 const { createServices } = require('./services')
 const { createMoreCursor } = require('./resources/statements/more-cursor')
 const { createLoadShedder } = require('./http/load-shedding')
@@ -28,6 +30,8 @@ async function startServer (config, { logger = createLogger(config), monitorComm
   const storage = openStorage(config, logger, { monitorCommands, hooks })
   const credentials = createCredentialStore({ config, storage, logger, hooks })
   const credentialsLoaded = credentials.start()
+  const lrsIssuer = createLrsIssuer({ config, settings: storage.settings, credentials })
+  const tokens = createBearerTokens({ config, credentials, stores: storage.stores, lrsIssuer, logger, refetchGapMs: hooks.jwksRefetchGapMs })
   const readBodies = requestBodies({ limit: config.bodyLimit, maxInFlightBytes: config.maxInFlightBytes })
   let batcher = null
   const storeLabels = createStoreLabels(storage)
@@ -41,7 +45,7 @@ async function startServer (config, { logger = createLogger(config), monitorComm
   const moreCursor = createMoreCursor(async () => config.cursorKey ||
     storage.settings.getOrCreate('more-cursor-key', crypto.randomBytes(32).toString('base64')))
   const shedLoad = createLoadShedder({ maxWaitMs: config.maxWaitMs, batcher: services.batcher, writerRestarting: storage.writerRestarting })
-  const app = createApp({ config, logger, lifecycle, storage, credentials, moreCursor, shedLoad, readBodies, instruments, clusterMetrics, ...services })
+  const app = createApp({ config, logger, lifecycle, storage, credentials, lrsIssuer, tokens, moreCursor, shedLoad, readBodies, instruments, clusterMetrics, ...services })
   const server = http.createServer(app)
   server.keepAliveTimeout = config.keepAliveTimeoutMs
   server.headersTimeout = config.keepAliveTimeoutMs + 1000

@@ -71,6 +71,7 @@ function createCredentialStore ({ config, storage, logger, hooks = {} }) {
   const clean = [] // verifications waiting whose key and address had no failures
   const suspect = [] // the others
   let running = false
+  let generation = 0 // moves whenever the credentials or the stores may have changed (bearer-tokens.js)
 
   if (config.adminUser) {
     byKey.set(config.adminUser, { key: config.adminUser, secretHash: hashSecret(config.adminPassword), scopes: ['all', 'admin', 'stores/admin'], store: DEFAULT_STORE })
@@ -137,7 +138,10 @@ function createCredentialStore ({ config, storage, logger, hooks = {} }) {
     polling = true
     try {
       const now = await repo.changeMark()
-      if (mark !== null && now !== mark) await refresh()
+      if (mark !== null && now !== mark) {
+        generation++
+        await refresh()
+      }
       mark = now
     } finally {
       polling = false
@@ -307,7 +311,17 @@ function createCredentialStore ({ config, storage, logger, hooks = {} }) {
   // How many credentials this worker knows (the bootstrap one included).
   const count = () => byKey.size
 
-  return { start, authenticate, stop, count }
+  // The credential with this key as this worker knows it now (undefined:
+  // none), and the same after a read of the credentials if it knows none
+  // (one made moments ago through another worker): what a token the LRS
+  // gave (lrs-issuer.js) stands on.
+  const current = (key) => byKey.get(key)
+  async function lookup (key) {
+    if (!byKey.has(key)) await refresh({ minGapMs: MISS_REFRESH_MIN_MS })
+    return byKey.get(key)
+  }
+
+  return { start, authenticate, stop, count, current, lookup, generation: () => generation }
 }
 
 module.exports = { createCredentialStore }

@@ -41,4 +41,14 @@ function readsOnlyOwnStatements (scopes) {
   return !scopes.some((s) => s === 'all' || s === 'all/read' || s === 'statements/read')
 }
 
-module.exports = { allows, scopesAllowing, readsOnlyOwnStatements, KNOWN_SCOPES }
+// Whether `scopes` hold everything `scope` allows: so a token may be given
+// `scope` by a credential with `scopes` (`all` covers `statements/write`,
+// `admin` covers `metrics`, `statements/read` covers `statements/read/mine`,
+// never the other way).
+function covers (scopes, scope) {
+  if (!KNOWN_SCOPES.has(scope)) return false
+  if (!readsOnlyOwnStatements([scope]) && readsOnlyOwnStatements(scopes) && allows(scopes, 'statements:read')) return false
+  return Object.keys(NEEDS).every((need) => !allows([scope], need) || allows(scopes, need))
+}
+
+module.exports = { allows, covers, scopesAllowing, readsOnlyOwnStatements, KNOWN_SCOPES }

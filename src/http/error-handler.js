@@ -32,7 +32,9 @@ function errorHandler () {
     if (e.status === 507) res.set('Retry-After', res.get('Retry-After') || '60') // until an operator frees space
     res.status(e.status)
     res.set('Content-Type', 'application/json; charset=utf-8')
-    res.end(JSON.stringify({ error: true, code: e.code, message: e.message, requestId: req.id }))
+    // an OAuth endpoint's refusal names its RFC 6749 error as well
+    const body = e.oauthError ? { error: e.oauthError, error_description: e.message } : { error: true }
+    res.end(JSON.stringify({ ...body, code: e.code, message: e.message, requestId: req.id }))
   }
 }
 

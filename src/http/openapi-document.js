@@ -21,7 +21,7 @@ const IRI = { type: 'string', format: 'iri' }
 // The scopes that allow a kind of request, asked of scopes.js itself, so the
 // descriptions say what the LRS enforces.
 function scopesFor (need) {
-  return `\n\nHTTP Basic; credential scopes allowed: ${scopesAllowing(need).map((s) => `\`${s}\``).join(', ')}.`
+  return `\n\nHTTP Basic or a bearer token; scopes allowed: ${scopesAllowing(need).map((s) => `\`${s}\``).join(', ')}.`
 }
 
 // ---- errors ----------------------------------------------------------------
@@ -30,7 +30,7 @@ function scopesFor (need) {
 // names the catalogue codes it can answer with at that status.
 const ERROR_RESPONSES = {
   400: ['BadRequest', 'The request is malformed: a parameter, header or body the LRS cannot accept (the message names it).'],
-  401: ['Unauthorized', 'No valid HTTP Basic credentials.', { 'WWW-Authenticate': responseHeader('`Basic realm="xAPI"`') }],
+  401: ['Unauthorized', 'No valid HTTP Basic credentials or bearer token.', { 'WWW-Authenticate': responseHeader('`Basic realm="xAPI"` (`Bearer realm="xAPI"` with LRS_BASIC_AUTH=off); for a refused token `Bearer realm="xAPI", error="invalid_token", error_description="..."` (RFC 6750)') }],
   403: ['Forbidden', 'The credential\'s scopes do not allow this request.'],
   404: ['NotFound', 'No such statement, document or credential.'],
   409: ['Conflict', 'The request conflicts with what is stored (the code says how).'],
@@ -62,8 +62,8 @@ function errorsOf (route) {
   if (route.scope) { out.add(errors.Unauthorized); out.add(errors.Forbidden) }
   if (route.query) out.add(errors.InvalidParameter)
   if (route.body) out.add(errors.PayloadTooLarge)
-  if (route.body && route.body.kind !== 'raw') out.add(errors.InvalidJson)
-  if (route.body && route.body.kind === 'json') out.add(errors.BadRequest)
+  if (route.body && route.body.kind !== 'raw' && route.body.kind !== 'form') out.add(errors.InvalidJson)
+  if (route.body && (route.body.kind === 'json' || route.body.kind === 'form')) out.add(errors.BadRequest)
   if (out.size) { out.add(errors.Internal); out.add(errors.DatabaseUnavailable) }
   if (out.size && route.method !== 'get') out.add(errors.StoreFull)
   return [...out]
@@ -101,6 +101,7 @@ function pathParameter (name, p) {
 function requestBodyOf (route) {
   const body = route.body
   if (body.kind === 'json') return { required: true, content: json(schema(body.name)) }
+  if (body.kind === 'form') return { required: true, content: { 'application/x-www-form-urlencoded': { schema: schema(body.name) } } }
   if (body.kind === 'parameters') {
     const properties = Object.fromEntries(Object.entries(route.query).map(([name, p]) => [name, p.schema]))
     return { required: false, description: body.description, content: json({ type: 'object', additionalProperties: false, properties }) }
@@ -195,7 +196,7 @@ function pathsOf (routes) {
 // Named JSON body schemas of the declarations (the very objects ajv checks).
 function bodySchemas (routes) {
   const out = {}
-  for (const { body } of routes) if (body && body.kind === 'json') out[body.name] = body.schema
+  for (const { body } of routes) if (body && (body.kind === 'json' || body.kind === 'form')) out[body.name] = body.schema
   return out
 }
 
@@ -209,7 +210,8 @@ function schemas () {
   const identifiers = { type: 'array', items: { type: 'string' } }
   return {
     Error: object({
-      error: { const: true },
+      error: { description: '`true`; on POST /oauth/token, the RFC 6749 error (`invalid_client`, `invalid_scope`, `invalid_request`, `unsupported_grant_type`), with `error_description` beside it.', oneOf: [{ const: true }, { enum: ['invalid_client', 'invalid_scope', 'invalid_request', 'unsupported_grant_type'] }] },
+      error_description: { type: 'string' },
       code: { type: 'string', description: `Stable, never reused: ${ERROR_CODES.join(', ')}.` },
       message: { type: 'string' },
       requestId: { type: 'string', description: 'Also the X-Request-Id header and the log\'s reqId.' }
@@ -362,14 +364,14 @@ function openapiDocument ({ version, routes }) {
       title: 'xAPI Learning Record Store',
       version,
       description: 'An xAPI 1.0.3 and 2.0 LRS. xAPI requests send X-Experience-API-Version (1.0.x or 2.0.x) and are answered by that version, echoed in the response header. ' +
-        'Every error is JSON (components.schemas.Error) with a stable code; xAPI resources other than /xapi/about need HTTP Basic credentials whose scopes allow the request ' +
+        'Every error is JSON (components.schemas.Error) with a stable code; xAPI resources other than /xapi/about need HTTP Basic credentials or a bearer token (POST /oauth/token, or an OpenID Connect issuer) whose scopes allow the request ' +
         '(`x-credential-scopes` on each operation lists them). ' +
         'Under 1.0.3 every xAPI resource also takes the alternate request syntax (POST ?method=…, see POST /xapi/statements); ' +
         'OPTIONS answers CORS preflights on every /xapi path (LRS_CORS_ORIGINS).',
       license: { name: 'Apache-2.0', identifier: 'Apache-2.0' }
     },
     servers: [{ url: '/' }],
-    security: [{ basicAuth: [] }],
+    security: [{ basicAuth: [] }, { bearerAuth: [] }],
     tags: [
       { name: 'xAPI Statements', description: 'Communication 2.1' },
       { name: 'xAPI Documents', description: 'State, Activity Profile and Agent Profile (Communication 2.3, 2.6, 2.7), with ETag concurrency control.' },
@@ -380,7 +382,10 @@ function openapiDocument ({ version, routes }) {
     ],
     paths: pathsOf(routes),
     components: {
-      securitySchemes: { basicAuth: { type: 'http', scheme: 'basic', description: 'A credential\'s key and secret (created with `npm run credential` or POST /admin/credentials).' } },
+      securitySchemes: {
+        basicAuth: { type: 'http', scheme: 'basic', description: 'A credential\'s key and secret (created with `npm run credential` or POST /admin/credentials).' },
+        bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'An access token of POST /oauth/token (a credential\'s, with some of its scopes) or of an OpenID Connect issuer named in LRS_OIDC_ISSUERS.' }
+      },
       parameters: { XapiVersion: header('X-Experience-API-Version', VERSION, 'The xAPI version of the request; missing or unsupported is 400 LRS_ERR_VERSION_HEADER.', true) },
       headers: {
         XapiVersion: responseHeader('The xAPI version the request was answered as (1.0.3 or 2.0.0).'),

@@ -21,6 +21,8 @@
 //                headers the handler reads (and POST /xapi/statements' `method`,
 //                which http/alternate-syntax.js reads before any route)
 //   body         { kind: 'json', schema, name }: checked with ajv (json-body.js)
+//                { kind: 'form', schema, name }: the same, of an
+//                  application/x-www-form-urlencoded body (its router parses it)
 //                { kind: 'raw', required, description, content }: the bytes
 //                  read by http/raw-body.js, parsed by the handler
 //                { kind: 'parameters' }: a JSON object whose fields are more
@@ -40,13 +42,13 @@
 
 const express = require('express')
 const { errors } = require('../errors')
-const { requireScope } = require('../auth/basic-auth')
+const { requireScope } = require('../auth/authenticate')
 const { scopesAllowing } = require('../auth/scopes')
 const { checkBody } = require('../validation/json-body')
 const { isJsonObject } = require('../lib/json-object')
 
 const METHODS = new Set(['get', 'put', 'post', 'delete'])
-const BODY_KINDS = new Set(['json', 'raw', 'parameters'])
+const BODY_KINDS = new Set(['json', 'form', 'raw', 'parameters'])
 
 // The ajv schema of a declared query (validation/query-parameters.js).
 function querySchema (query) {
@@ -80,19 +82,19 @@ function checked (route, group) {
 }
 
 // `validator`: the query checks compile with its ajv (xAPI formats, coercion).
-// `storeNamed`: a store by id (basic-auth.js, X-LRS-Store).
-function createRouteTable ({ credentials, validator, storeNamed }) {
+// `storeNamed`: a store by id (authenticate.js, X-LRS-Store).
+function createRouteTable ({ authenticator, validator, storeNamed }) {
   const declared = []
 
   // A router serving `routes`, to be mounted at `prefix`; each route is
   // recorded with its full path.
   function router (prefix, routes, group = {}) {
     const r = express.Router({ caseSensitive: true })
-    if (group.scope) r.use(requireScope(credentials, group.scope, { storeNamed }))
+    if (group.scope) r.use(requireScope(authenticator, group.scope, { storeNamed }))
     for (const declaration of routes) {
       const route = checked(declaration, group)
       const stack = []
-      if (route.scope && !group.scope) stack.push(requireScope(credentials, route.scope, { storeNamed }))
+      if (route.scope && !group.scope) stack.push(requireScope(authenticator, route.scope, { storeNamed }))
       stack.push(handlerOf(route))
       r[route.method](route.path, ...stack)
       declared.push(Object.freeze({ ...route, path: prefix + route.path, group }))
@@ -108,7 +110,7 @@ function createRouteTable ({ credentials, validator, storeNamed }) {
   function handlerOf (route) {
     const query = route.query ? validator.queryParameters(querySchema(route.query)) : null
     const kind = route.body && route.body.kind
-    const body = kind === 'json' ? checkBody(route.body.schema) : null
+    const body = kind === 'json' || kind === 'form' ? checkBody(route.body.schema) : null
     const { handler } = route
     return function handle (req, res) {
       const input = {}

@@ -18,7 +18,7 @@ const crypto = require('node:crypto')
 const { startLrs, ADMIN, ENGINE } = require('../helpers/lrs')
 const { browserSkip, launchBrowser, watchedPage, overflowWidth, screenshot } = require('../helpers/browser')
 const { toRecord } = require('../../src/resources/statements/statement-record')
-const { authorityFor } = require('../../src/auth/basic-auth')
+const { authorityFor } = require('../../src/auth/authenticate')
 
 const STATEMENTS = 100000
 const LIMIT_MS = 1000

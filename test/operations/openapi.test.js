@@ -234,7 +234,7 @@ test('each operation documents exactly the query parameters its route declares, 
 })
 
 test('a route declared without its scope, with an unknown one, or against its group\'s, stops the start', () => {
-  const table = createRouteTable({ credentials: {}, validator: { queryParameters: () => () => ({}) } })
+  const table = createRouteTable({ authenticator: {}, validator: { queryParameters: () => () => ({}) } })
   const route = { method: 'get', path: '/x', operationId: 'getX', summary: 'X', handler () {} }
   assert.throws(() => table.router('', [route]), /GET \/x: declare its scope/)
   assert.throws(() => table.router('', [{ ...route, scope: 'everything' }]), /unknown kind of request "everything"/)

@@ -5,7 +5,7 @@
 
 const { errors } = require('../../errors')
 const { httpDate, lastModified } = require('../../http/http-date')
-const { authorityFor } = require('../../auth/basic-auth')
+const { authorityFor } = require('../../auth/authenticate')
 const { readsOnlyOwnStatements } = require('../../auth/scopes')
 const { agentKey } = require('../agents/agent-keys')
 const { readStatementBody } = require('./statement-request-body')

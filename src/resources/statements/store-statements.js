@@ -6,7 +6,7 @@
 // batch is written (write-batch.js and the storage engine).
 
 const { errors } = require('../../errors')
-const { authorityFor } = require('../../auth/basic-auth')
+const { authorityFor } = require('../../auth/authenticate')
 const { verifySignature, SIGNATURE_USAGE } = require('./signatures')
 const { toRecord } = require('./statement-record')
 const { agentKey } = require('../agents/agent-keys')

@@ -715,7 +715,8 @@ function writeOps (db) {
       const store = db.prepare('SELECT number FROM stores WHERE id = ? AND deleted_at IS NULL AND number > 0').get(id)
       if (!store) return false
       db.prepare('UPDATE stores SET id = ?, deleted_at = ? WHERE number = ?').run(deletedId(store.number, id), Date.now(), store.number)
-      if (db.prepare('DELETE FROM credentials WHERE store = ?').run(store.number).changes) credentialsChanged()
+      db.prepare('DELETE FROM credentials WHERE store = ?').run(store.number)
+      credentialsChanged() // also for a store without credentials: workers forget the tokens of it (bearer-tokens.js)
       return true
     },
 

@@ -1,0 +1,109 @@
+'use strict'
+
+// A real OpenID Provider for the token tests: node-oidc-provider (an
+// OpenID Certified implementation), on 127.0.0.1 with keys of its own that
+// the test also holds, so it can forge what a hostile client would send.
+//
+// startProvider({ clients }) -> {
+//   issuer, token({ clientId, scope }) (a real token from its token endpoint,
+//   client credentials grant), keys (its private JWKs, the signing one
+//   first), rotate() (a new signing key: the provider publishes and signs
+//   with it from now on, the old one still published), stop(), start()
+//   (serve again on the same port), fetches() (requests for its keys) }
+//
+// Its access tokens are JWTs (RFC 9068) for the resource AUDIENCE with the
+// scopes SCOPES, and carry `lrs_store` when the client's metadata names one.
+
+const http = require('node:http')
+const crypto = require('node:crypto')
+const { after } = require('node:test')
+
+const AUDIENCE = 'https://lrs.example.org/xapi'
+const PREFIX = 'lrs:'
+const SCOPES = ['all', 'all/read', 'statements/write', 'statements/read', 'statements/read/mine', 'state', 'profile', 'define', 'admin', 'metrics', 'stores/admin'].map((s) => PREFIX + s)
+
+async function newKey (kid) {
+  const { generateKeyPair, exportJWK } = await import('jose')
+  const { privateKey } = await generateKeyPair('RS256', { extractable: true })
+  return { ...(await exportJWK(privateKey)), kid, alg: 'RS256', use: 'sig' }
+}
+
+async function startProvider ({ clients = [] } = {}) {
+  const { default: Provider } = await import('oidc-provider')
+  let keys = [await newKey('k1')]
+  let provider = null
+  let fetches = 0
+  let serving = true
+  const server = http.createServer((req, res) => {
+    if (!serving) { res.statusCode = 503; return res.end() }
+    if (req.url.startsWith('/jwks')) fetches++
+    provider.callback()(req, res)
+  })
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const issuer = `http://127.0.0.1:${server.address().port}`
+
+  function build () {
+    provider = new Provider(issuer, {
+      clients: clients.map((c) => ({
+        client_id: c.clientId,
+        client_secret: c.secret || 'provider-client-secret-' + c.clientId,
+        grant_types: ['client_credentials'],
+        redirect_uris: [],
+        response_types: [],
+        scope: SCOPES.join(' '),
+        ...(c.store ? { lrs_store: c.store } : {})
+      })),
+      scopes: ['openid', ...SCOPES],
+      extraClientMetadata: { properties: ['lrs_store'] },
+      ttl: { ClientCredentials: 600 },
+      jwks: { keys },
+      features: {
+        devInteractions: { enabled: false },
+        clientCredentials: { enabled: true },
+        resourceIndicators: {
+          enabled: true,
+          defaultResource: () => AUDIENCE,
+          useGrantedResource: () => true,
+          getResourceServerInfo: () => ({ scope: SCOPES.join(' '), audience: AUDIENCE, accessTokenFormat: 'jwt', jwt: { sign: { alg: 'RS256' } } })
+        }
+      },
+      extraTokenClaims: async (ctx, token) => {
+        const client = await ctx.oidc.provider.Client.find(token.clientId)
+        return client && client.lrs_store ? { lrs_store: client.lrs_store } : undefined
+      }
+    })
+    provider.on('server_error', (ctx, err) => console.error('openid provider:', err))
+  }
+  build()
+
+  async function token ({ clientId, scope }) {
+    const client = clients.find((c) => c.clientId === clientId)
+    const secret = client.secret || 'provider-client-secret-' + clientId
+    const res = await fetch(`${issuer}/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: 'Basic ' + Buffer.from(`${clientId}:${secret}`).toString('base64') },
+      body: new URLSearchParams({ grant_type: 'client_credentials', scope, resource: AUDIENCE })
+    })
+    const body = await res.json()
+    if (res.status !== 200) throw new Error(`the provider refused a token: ${res.status} ${JSON.stringify(body)}`)
+    return body.access_token
+  }
+
+  const stop = () => { serving = false }
+  after(() => new Promise((resolve) => server.close(resolve)))
+  server.unref()
+  return {
+    issuer,
+    token,
+    get keys () { return keys },
+    async rotate () {
+      keys = [await newKey('k' + crypto.randomBytes(4).toString('hex')), ...keys]
+      build()
+    },
+    stop,
+    start: () => { serving = true },
+    fetches: () => fetches
+  }
+}
+
+module.exports = { startProvider, AUDIENCE, PREFIX }
