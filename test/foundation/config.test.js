@@ -42,6 +42,19 @@ test('limits and lists are validated too', () => {
   assert.throws(() => loadConfig({ LRS_SHUTDOWN_GRACE_MS: '10000', LRS_SHUTDOWN_TIMEOUT_MS: '10000' }), /LRS_SHUTDOWN_GRACE_MS must be below LRS_SHUTDOWN_TIMEOUT_MS/)
 })
 
+test('token settings: issuers are https (http only on this host) and need an audience; keys rotate no faster than tokens expire', () => {
+  assert.throws(() => loadConfig({ LRS_OIDC_ISSUERS: 'https://idp.example.org' }), /LRS_OIDC_AUDIENCE is required/)
+  assert.throws(() => loadConfig({ LRS_OIDC_ISSUERS: 'http://idp.example.org', LRS_OIDC_AUDIENCE: 'lrs' }), /LRS_OIDC_ISSUERS has an issuer that is not an https URL/)
+  assert.throws(() => loadConfig({ LRS_OIDC_ISSUERS: 'https://idp.example.org/?x=1', LRS_OIDC_AUDIENCE: 'lrs' }), /LRS_OIDC_ISSUERS/)
+  assert.throws(() => loadConfig({ LRS_OIDC_ISSUERS: 'https://user:pw@idp.example.org', LRS_OIDC_AUDIENCE: 'lrs' }), /LRS_OIDC_ISSUERS/)
+  const c = loadConfig({ LRS_OIDC_ISSUERS: 'https://idp.example.org/realms/a, http://127.0.0.1:8443', LRS_OIDC_AUDIENCE: 'lrs,https://lrs.example.org' })
+  assert.deepEqual(c.oidcIssuers, ['https://idp.example.org/realms/a', 'http://127.0.0.1:8443'])
+  assert.deepEqual(c.oidcAudience, ['lrs', 'https://lrs.example.org'])
+  assert.throws(() => loadConfig({ LRS_TOKEN_TTL_S: '7200', LRS_TOKEN_KEY_ROTATION_S: '3600' }), /LRS_TOKEN_KEY_ROTATION_S must be at least LRS_TOKEN_TTL_S/)
+  assert.throws(() => loadConfig({ LRS_BASIC_AUTH: 'no' }), /LRS_BASIC_AUTH/)
+  assert.throws(() => loadConfig({ LRS_OIDC_SCOPE_PREFIX: 'lrs :' }), /LRS_OIDC_SCOPE_PREFIX/)
+})
+
 test('a bad setting stops `node src/server.js` with one line naming it, no stack trace, and an exit code PM2 does not restart', () => {
   const { spawnSync } = require('node:child_process')
   const path = require('node:path')

@@ -13,7 +13,8 @@ const { startProvider, AUDIENCE, PREFIX } = require('../helpers/openid-provider'
 const { statement } = require('../helpers/statements')
 
 async function lrsTrusting (op, env = {}, options = {}) {
-  return startLrs({ LRS_OIDC_ISSUERS: op.issuer, LRS_OIDC_AUDIENCE: AUDIENCE, LRS_OIDC_SCOPE_PREFIX: PREFIX, ...env }, options)
+  // two audiences: a token needs one of them
+  return startLrs({ LRS_OIDC_ISSUERS: op.issuer, LRS_OIDC_AUDIENCE: `https://another-name.example.org,${AUDIENCE}`, LRS_OIDC_SCOPE_PREFIX: PREFIX, ...env }, options)
 }
 
 const scopes = (...names) => names.map((n) => PREFIX + n).join(' ')
@@ -321,6 +322,37 @@ test('the LRS\'s own tokens: forged key ids, its key used for another issuer, an
   forged['naming a credential that does not exist'] = await ownSign({ ...claims, sub: 'nobody' })
   for (const [why, token] of Object.entries(forged)) assertInvalidToken(await withToken(lrs, token).xapi('/statements'), why)
   assert.equal((await withToken(lrs, real).xapi('/statements')).status, 200)
+})
+
+test('the LRS\'s signing key changes every LRS_TOKEN_KEY_ROTATION_S: a token signed before a change works after it until it expires, and the keys published move on', async () => {
+  let offset = 0
+  const rotationMs = 600 * 1000
+  const lrs = await startLrs({ LRS_TOKEN_TTL_S: '600', LRS_TOKEN_KEY_ROTATION_S: '600' }, { hooks: { now: () => Date.now() + offset } })
+  const tokenNow = async () => {
+    const res = await fetch(`${lrs.url}/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ grant_type: 'client_credentials', client_id: ADMIN.user, client_secret: ADMIN.password, scope: 'all' }) })
+    assert.equal(res.status, 200)
+    return (await res.json()).access_token
+  }
+  const kids = async () => (await (await fetch(`${lrs.url}/oauth/jwks.json`)).json()).keys.map((k) => k.kid)
+  const first = await tokenNow()
+  const period = Math.floor(Date.now() / rotationMs)
+  assert.equal(jose.decodeProtectedHeader(first).kid, `lrs-${period}`)
+  assert.deepEqual(await kids(), [`lrs-${period - 1}`, `lrs-${period}`, `lrs-${period + 1}`])
+
+  // just past the next change: a new key signs, the first token still works
+  offset = (period + 1) * rotationMs - Date.now() + 1000
+  const second = await tokenNow()
+  assert.equal(jose.decodeProtectedHeader(second).kid, `lrs-${period + 1}`)
+  assert.deepEqual(await kids(), [`lrs-${period}`, `lrs-${period + 1}`, `lrs-${period + 2}`])
+  assert.equal((await withToken(lrs, second).xapi('/statements')).status, 200)
+  assert.equal((await withToken(lrs, first).xapi('/statements')).status, 200)
+
+  // a rotation later the first is past its lifetime, and its key is
+  // neither accepted nor published
+  offset += rotationMs
+  assertInvalidToken(await withToken(lrs, first).xapi('/statements'), 'a token past its lifetime')
+  assert.ok(!(await kids()).includes(`lrs-${period}`))
+  assert.equal((await withToken(lrs, second).xapi('/statements')).status, 200)
 })
 
 test('LRS_BASIC_AUTH=off: Basic is refused with a Bearer challenge, tokens work, and /oauth/token still takes a key and secret', async () => {

@@ -27,6 +27,7 @@ const { covers } = require('../scopes')
 const ALGORITHM = 'ES256'
 const TOKEN_TYPE = 'at+jwt' // RFC 9068
 
+// `now`: tests only (a clock that crosses a rotation).
 function createLrsIssuer ({ config, settings, credentials, now = Date.now }) {
   const issuer = config.authorityHomePage
   const rotationMs = config.tokenKeyRotationS * 1000
@@ -82,6 +83,7 @@ function createLrsIssuer ({ config, settings, credentials, now = Date.now }) {
         algorithms: [ALGORITHM],
         typ: TOKEN_TYPE,
         clockTolerance: config.oidcClockToleranceS,
+        currentDate: new Date(now()),
         requiredClaims: ['exp', 'sub']
       }))
     } catch (err) {
