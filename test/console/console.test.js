@@ -10,7 +10,7 @@ const { test } = require('node:test')
 const assert = require('node:assert/strict')
 const crypto = require('node:crypto')
 const http = require('node:http')
-const { startLrs, ADMIN } = require('../helpers/lrs')
+const { startLrs, ADMIN, basic } = require('../helpers/lrs')
 const { statement } = require('../helpers/statements')
 const { until } = require('../helpers/wait')
 const { browserSkip, launchBrowser, watchedPage, accessibilityProblems, overflowWidth, screenshot } = require('../helpers/browser')
@@ -382,5 +382,43 @@ test('the store switcher: a stores/admin credential picks the store every page s
   await page.click('#nav a[href="#/statements"]')
   await page.waitForFunction(() => document.querySelector('tbody')?.textContent.includes('acme-only'))
   assert.equal(await page.$eval('#store-choice', (e) => e.hidden), true)
+  assert.deepEqual(seen.errors, [])
+})
+
+test('the console signs in through a token (so also with LRS_BASIC_AUTH=off) and holds no secret; a revoked credential ends the sign-in', { skip: browserSkip() }, async (t) => {
+  const browser = await launchBrowser()
+  t.after(() => browser.close())
+  const lrs = await startLrs({ LRS_BASIC_AUTH: 'off' })
+  // the LRS refuses Basic: the bootstrap credential works here only through a token
+  assert.equal((await lrs.http('/admin/credentials')).status, 401)
+  const tokenOf = async (key, secret) => (await (await fetch(`${lrs.url}/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basic(key, secret) }, body: 'grant_type=client_credentials' })).json()).access_token
+  const adminToken = await tokenOf(ADMIN.user, ADMIN.password)
+  const made = await lrs.http('/admin/credentials', { method: 'POST', auth: null, headers: { Authorization: `Bearer ${adminToken}` }, body: { scopes: ['all', 'admin'] } })
+  assert.equal(made.status, 201, made.text)
+  assert.equal((await lrs.client('/statements', { method: 'POST', auth: null, headers: { Authorization: `Bearer ${adminToken}` }, body: statement() })).status, 200)
+
+  const { page, seen } = await watchedPage(browser)
+  const requests = []
+  page.on('request', (req) => requests.push({ url: req.url(), authorization: req.headers().authorization || null }))
+  await page.goto(lrs.url + '/console/#/statements')
+  await submitSignIn(page, made.json.key, 'not-the-secret-at-all')
+  await page.waitForFunction(() => /not a valid credential/.test(document.getElementById('sign-in-error').textContent))
+  await submitSignIn(page, made.json.key, made.json.secret)
+  await page.waitForSelector('#nav:not([hidden])')
+  await page.waitForSelector('tbody')
+
+  // the secret crossed once, to the token endpoint; every other request carries the token
+  const api = requests.filter((r) => /\/(xapi|admin|oauth)\//.test(r.url))
+  const basicSent = api.filter((r) => /^Basic /.test(r.authorization || ''))
+  assert.ok(basicSent.length >= 1 && basicSent.every((r) => r.url.endsWith('/oauth/token')), JSON.stringify(basicSent.map((r) => r.url)))
+  assert.ok(api.filter((r) => !r.url.endsWith('/oauth/token')).every((r) => /^Bearer /.test(r.authorization || '')))
+  assert.deepEqual(await page.evaluate(() => [localStorage.length, sessionStorage.length, document.cookie]), [0, 0, ''])
+
+  // revoked: the next page asks to sign in again
+  assert.equal((await lrs.http(`/admin/credentials/${made.json.key}`, { method: 'DELETE', auth: null, headers: { Authorization: `Bearer ${adminToken}` } })).status, 204)
+  await new Promise((resolve) => setTimeout(resolve, 1000)) // LRS_CREDENTIAL_POLL_MS
+  await page.click('#nav a[href="#/credentials"]')
+  await page.waitForFunction(() => /sign-in has ended/.test(document.getElementById('sign-in-error')?.textContent || ''))
+  assert.equal(await page.$eval('#nav', (e) => e.hidden), true)
   assert.deepEqual(seen.errors, [])
 })

@@ -252,7 +252,17 @@ test('POST /oauth/token: a credential\'s key and secret buy a token of its scope
   // form authentication, every scope of the credential
   const byForm = await form({ grant_type: 'client_credentials', client_id: key, client_secret: secret })
   assert.equal(byForm.status, 200)
-  assert.equal((await byForm.json()).scope, 'statements/write statements/read state')
+  const formToken = await byForm.json()
+  assert.equal(formToken.scope, 'statements/write statements/read state')
+  assert.equal(jose.decodeJwt(formToken.access_token).scope, undefined, 'no scope asked: the credential\'s, whatever they are when used')
+  // it follows a change of the credential's scopes
+  assert.equal((await lrs.http(`/admin/credentials/${key}`, { method: 'PUT', body: { scopes: ['statements/write'] } })).status, 200)
+  await new Promise((resolve) => setTimeout(resolve, 1000))
+  assert.equal((await withToken(lrs, formToken.access_token).xapi('/statements')).status, 403)
+  assert.equal((await token.xapi('/statements')).status, 403, 'a scope the credential lost')
+  assert.equal((await lrs.http(`/admin/credentials/${key}`, { method: 'PUT', body: { scopes: ['statements/write', 'statements/read', 'state'] } })).status, 200)
+  await new Promise((resolve) => setTimeout(resolve, 1000))
+  assert.equal((await withToken(lrs, formToken.access_token).xapi('/statements')).status, 200, 'and regains it')
 
   // a second worker on the same store takes the token (shared keys)
   const second = await startLrs({ ...lrs.storeEnv })

@@ -45,12 +45,15 @@ function createLrsIssuer ({ config, settings, credentials, now = Date.now }) {
     return keys.get(period)
   }
 
-  // A token for `credential` with `scopes` (some of its own).
+  // A token for `credential` with `scopes` (some of its own), or, with
+  // none asked for, acting with whatever scopes the credential holds when
+  // it is used (the console's: it follows a change of the credential's
+  // scopes as Basic would).
   async function issue (credential, scopes) {
     const t = now()
     const key = await keyOf(periodOf(t))
     const iat = Math.floor(t / 1000)
-    const token = await new jose.SignJWT({ scope: scopes.join(' '), client_id: credential.key })
+    const token = await new jose.SignJWT({ ...(scopes ? { scope: scopes.join(' ') } : {}), client_id: credential.key })
       .setProtectedHeader({ alg: ALGORITHM, kid: key.kid, typ: TOKEN_TYPE })
       .setIssuer(issuer)
       .setAudience(issuer)
@@ -91,6 +94,7 @@ function createLrsIssuer ({ config, settings, credentials, now = Date.now }) {
     }
     const credential = await credentials.lookup(payload.sub)
     if (!credential) throw new TokenRefusal('the credential the token was given to no longer exists', `credential ${payload.sub} is gone`)
+    if (payload.scope === undefined) return { credential, scopes: credential.scopes }
     const granted = typeof payload.scope === 'string' ? payload.scope.split(' ') : []
     return { credential, scopes: granted.filter((s) => covers(credential.scopes, s)) }
   }

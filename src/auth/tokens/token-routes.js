@@ -21,7 +21,7 @@ const FORM = {
   required: ['grant_type'],
   properties: {
     grant_type: { type: 'string', maxLength: 64, description: '`client_credentials`, the only grant this endpoint gives.' },
-    scope: { type: 'string', maxLength: 1024, description: 'Space-separated scopes, some of the credential\'s; absent: all of them.' },
+    scope: { type: 'string', maxLength: 1024, description: 'Space-separated scopes, some of the credential\'s; absent: the token acts with the credential\'s scopes as they are when it is used.' },
     client_id: { type: 'string', maxLength: 256, description: 'The credential\'s key, when it is not sent with HTTP Basic.' },
     client_secret: { type: 'string', maxLength: 512, description: 'The credential\'s secret, with client_id.' }
   }
@@ -47,13 +47,15 @@ function tokenRoutes ({ authenticator, lrsIssuer }) {
       throw oauthError('invalid_client', 401, 'the client\'s key and secret are not valid', { 'WWW-Authenticate': 'Basic realm="xAPI"' })
     }
     if (credential.viaToken) throw oauthError('invalid_client', 401, 'a token cannot buy a token: authenticate with the credential\'s key and secret', { 'WWW-Authenticate': 'Basic realm="xAPI"' })
-    const asked = body.scope === undefined ? credential.scopes : [...new Set(body.scope.split(' ').filter(Boolean))]
-    const missing = asked.filter((s) => !covers(credential.scopes, s))
+    // no scope asked: the token acts with the credential's scopes as they
+    // are when it is used (lrs-issuer.js)
+    const asked = body.scope === undefined ? null : [...new Set(body.scope.split(' ').filter(Boolean))]
+    const missing = (asked || []).filter((s) => !covers(credential.scopes, s))
     if (missing.length) throw oauthError('invalid_scope', 400, `the credential does not hold the scopes ${missing.join(', ').slice(0, 200)}`)
-    if (!asked.length) throw oauthError('invalid_scope', 400, 'a token needs a scope')
+    if (asked && !asked.length) throw oauthError('invalid_scope', 400, 'a token needs a scope')
     const { token, expiresIn } = await lrsIssuer.issue(credential, asked)
     res.set('Pragma', 'no-cache')
-    res.json({ access_token: token, token_type: 'Bearer', expires_in: expiresIn, scope: asked.join(' ') })
+    res.json({ access_token: token, token_type: 'Bearer', expires_in: expiresIn, scope: (asked || credential.scopes).join(' ') })
   }
 
   // RFC 6749 2.3.1: Basic, or the form's client_id and client_secret (not both)

@@ -2,7 +2,7 @@
 // (#/statements?verb=… is a link to share). Each page is a module with
 // render(main, params).
 
-import { api, signIn, signOut, signedInKey, chooseStore, ApiError } from './api.js'
+import { api, signIn, signOut, signedInKey, chooseStore, whenSignedOut, ApiError } from './api.js'
 import { show, el } from './dom.js'
 
 const PAGES = {
@@ -50,17 +50,22 @@ signInForm.addEventListener('submit', async (event) => {
   const message = document.getElementById('sign-in-error')
   message.textContent = ''
   try {
-    // Any /admin request checks both the secret and the admin scope.
-    await api('/admin/credentials', { auth: { key, secret } })
+    await signIn(key, secret)
   } catch (err) {
     message.textContent = err instanceof ApiError && err.status === 401
       ? 'That key and secret are not a valid credential.'
-      : err instanceof ApiError && err.status === 403
-        ? 'This credential lacks the admin scope.'
-        : err.message
+      : err.message
     return
   }
-  signIn(key, secret)
+  try {
+    await api('/admin/credentials') // any /admin request checks the admin scope
+  } catch (err) {
+    signOut()
+    message.textContent = err instanceof ApiError && err.status === 403
+      ? 'This credential lacks the admin scope.'
+      : err.message
+    return
+  }
   signInForm.reset()
   document.getElementById('nav').hidden = false
   document.getElementById('who').hidden = false
@@ -92,12 +97,22 @@ document.getElementById('store').addEventListener('change', (event) => {
   render()
 })
 
-document.getElementById('sign-out').addEventListener('click', () => {
-  signOut()
+function showSignIn () {
   document.getElementById('nav').hidden = true
   document.getElementById('who').hidden = true
   document.getElementById('store-choice').hidden = true
   show(main, ...signInPage)
+}
+
+document.getElementById('sign-out').addEventListener('click', () => {
+  signOut()
+  showSignIn()
+})
+
+// The token expired (LRS_TOKEN_TTL_S) or its credential changed: sign in again.
+whenSignedOut(() => {
+  showSignIn()
+  document.getElementById('sign-in-error').textContent = 'Your sign-in has ended (it lasts an hour, and ends when the credential changes): sign in again.'
 })
 
 window.addEventListener('hashchange', render)

@@ -10,7 +10,7 @@ import { el, show, field, table, errorText } from '../dom.js'
 let scopesKnown = null
 async function knownScopes () {
   if (!scopesKnown) {
-    const doc = await api('/openapi.json', { auth: null })
+    const doc = await api('/openapi.json')
     scopesKnown = doc.components.schemas.CredentialRequest.properties.scopes.items.enum
   }
   return scopesKnown
