@@ -11,6 +11,7 @@ const { xapiVersion, fallbackVersion } = require('./http/xapi-version')
 const { errorHandler, notFound } = require('./http/error-handler')
 const { createAuthenticator, authenticate } = require('./auth/authenticate')
 const { tokenRoutes } = require('./auth/tokens/token-routes')
+const { ssoRoutes } = require('./console/sso/sso-routes')
 const { storeDirectory } = require('./stores/store-directory')
 const { createRefusalPacer } = require('./http/refusal-pacing')
 const { aboutRoutes } = require('./resources/about/about-routes')
@@ -37,7 +38,7 @@ function createApp (deps) {
   // the store a stores/admin credential chooses with X-LRS-Store (authenticate.js)
   const directory = storeDirectory(deps.storage)
   // Basic credentials and bearer tokens (auth/authenticate.js)
-  const authenticator = createAuthenticator({ config, credentials, tokens: deps.tokens })
+  const authenticator = createAuthenticator({ config, credentials, tokens: deps.tokens, sessions: deps.consoleSessions })
   const table = createRouteTable({ authenticator, validator, storeNamed: directory.byId })
   const operations = table.router('', [...healthRoutes(deps), openapiRoute(() => openapiJson), ...metricsRoutes(deps)], { tag: 'Operations' })
   const xapiGroup = { cors: true, head: true, parameters: [ref('parameters', 'XapiVersion')] }
@@ -51,6 +52,7 @@ function createApp (deps) {
   // /admin/stores first: its routes need `stores/admin`, not `admin`
   const stores = table.router('/admin', storesRoutes(deps), { tag: 'Stores' })
   const oauth = table.router('/oauth', tokenRoutes({ ...deps, authenticator }), { tag: 'OAuth' })
+  const sso = table.router('/console', ssoRoutes({ ...deps, sessions: deps.consoleSessions, storeNamed: directory.byId }), { tag: 'Console' })
   const admin = table.router('/admin', adminRoutes(deps), { tag: 'Admin', scope: 'admin' })
   const openapi = openapiDocument({ version: packageVersion, routes: table.routes() })
   const openapiJson = JSON.stringify(openapi)
@@ -101,7 +103,9 @@ function createApp (deps) {
   oauthRouter.use((err, req, res, next) => paced((rq, rs, refuse) => refuse(err))(req, res, next))
   app.use('/oauth', oauthRouter)
 
-  // The console and the API docs: static pages calling the APIs above.
+  // The console and the API docs: static pages calling the APIs above;
+  // the console's single sign-on first.
+  app.use('/console', sso)
   app.use(consoleRoutes())
 
   app.use(notFound)

@@ -56,6 +56,15 @@ const SETTINGS = [
   { key: 'oidcClockToleranceS', env: 'LRS_OIDC_CLOCK_TOLERANCE_S', type: 'integer', default: 30, minimum: 0, maximum: 300, doc: 'Leeway for the clocks of issuers and this LRS when checking a token\'s `exp`, `nbf` and `iat` (s).' },
   { key: 'tokenTtlS', env: 'LRS_TOKEN_TTL_S', type: 'integer', default: 3600, minimum: 60, maximum: 86400, doc: 'Lifetime of the access tokens POST /oauth/token gives (s).' },
   { key: 'tokenKeyRotationS', env: 'LRS_TOKEN_KEY_ROTATION_S', type: 'integer', default: 86400, minimum: 60, doc: 'How often the key that signs the tokens of POST /oauth/token changes (s). The keys are kept in the database, shared by every worker; GET /oauth/jwks.json publishes the previous, current and next ones. At least LRS_TOKEN_TTL_S.' },
+  { key: 'publicUrl', env: 'LRS_PUBLIC_URL', type: 'string', default: '', doc: 'The LRS\'s address as people\'s browsers reach it (`https://lrs.example.org`, no path): where the identity provider sends the console\'s sign-in back (`<LRS_PUBLIC_URL>/console/sso/callback`) and where sign-out returns. Needed with LRS_CONSOLE_OIDC_ISSUER.' },
+  { key: 'consoleOidcIssuer', env: 'LRS_CONSOLE_OIDC_ISSUER', type: 'string', default: '', doc: 'OpenID Connect issuer people sign in to the console with (single sign-on: authorization code flow with PKCE); https, http only for localhost. Unset: the console signs in with a key and secret only.' },
+  { key: 'consoleOidcClientId', env: 'LRS_CONSOLE_OIDC_CLIENT_ID', type: 'string', default: '', doc: 'The console\'s client id at LRS_CONSOLE_OIDC_ISSUER (redirect URI `<LRS_PUBLIC_URL>/console/sso/callback`, post-logout redirect URI `<LRS_PUBLIC_URL>/console/`).' },
+  { key: 'consoleOidcClientSecret', env: 'LRS_CONSOLE_OIDC_CLIENT_SECRET', type: 'string', default: '', secret: true, doc: 'The console\'s client secret there (client_secret_basic). Unset: a public client (PKCE only).' },
+  { key: 'consoleOidcScopes', env: 'LRS_CONSOLE_OIDC_SCOPES', type: 'string', default: 'openid profile email', pattern: '^openid( [\\x21-\\x7e]+)*$', doc: 'Scopes the console asks the issuer for at sign-in (space-separated, `openid` first); add the one that releases LRS_CONSOLE_OIDC_ROLES_CLAIM if the issuer needs it (`groups`, `roles`).' },
+  { key: 'consoleOidcRolesClaim', env: 'LRS_CONSOLE_OIDC_ROLES_CLAIM', type: 'string', default: 'groups', pattern: '^[A-Za-z0-9_.:-]{1,64}$', doc: 'The claim (ID token, else userinfo) holding a person\'s groups or roles: a string or an array of strings.' },
+  { key: 'consoleOidcRoles', env: 'LRS_CONSOLE_OIDC_ROLES', type: 'string', default: '', doc: 'Who may use the console and with which scopes: `group=scope scope;group=scope` (`lrs-admins=admin all stores/admin;lrs-auditors=admin all/read`). A person gets the scopes of every group of theirs listed; one without `admin` among them is refused the console.' },
+  { key: 'consoleSessionIdleS', env: 'LRS_CONSOLE_SESSION_IDLE_S', type: 'integer', default: 1800, minimum: 60, doc: 'A console session signed in with LRS_CONSOLE_OIDC_ISSUER ends after this long without a request (s).' },
+  { key: 'consoleSessionMaxS', env: 'LRS_CONSOLE_SESSION_MAX_S', type: 'integer', default: 28800, minimum: 60, doc: 'A console session ends this long after its sign-in, in use or not (s).' },
   { key: 'credentialRefreshS', env: 'LRS_CREDENTIAL_REFRESH_S', type: 'integer', default: 300, minimum: 1, doc: 'How often each worker re-reads the credentials (s); an unknown key triggers a read at once (at most once a second).' },
   { key: 'credentialPollMs', env: 'LRS_CREDENTIAL_POLL_MS', type: 'integer', default: 500, minimum: 50, doc: 'How often each worker checks whether any credential changed (one small read; ms). A credential created, changed or revoked through /admin takes effect on every worker within this time and the read.' },
   { key: 'metricsPublishMs', env: 'LRS_METRICS_PUBLISH_MS', type: 'integer', default: 1000, minimum: 100, doc: 'How often each worker publishes its metrics to LRS_DATA_DIR/metrics for GET /metrics to merge (ms): the other workers\' figures in a scrape are at most this old, their process_* and nodejs_* metrics at most ten times this. A worker that answered no request since its last publish skips it.' },
@@ -116,6 +125,7 @@ function checked (env) {
   if (String(raw.adminUser).includes(':')) problems.push('LRS_ADMIN_USER must not contain ":"')
   if (raw.shutdownGraceMs >= raw.shutdownTimeoutMs) problems.push('LRS_SHUTDOWN_GRACE_MS must be below LRS_SHUTDOWN_TIMEOUT_MS: after the grace period a worker still stores what it holds')
   for (const problem of issuerProblems(raw)) problems.push(problem)
+  for (const problem of consoleSignInProblems(raw)) problems.push(problem)
   if (raw.tokenKeyRotationS < raw.tokenTtlS) problems.push('LRS_TOKEN_KEY_ROTATION_S must be at least LRS_TOKEN_TTL_S: a token outlives no more than one rotation')
   for (const u of listOf(raw.forwardUrls)) {
     try { new URL(u) } catch { problems.push(`LRS_FORWARD_URLS has a bad URL: ${maskUrl(u)}`) } // eslint-disable-line no-new
@@ -133,6 +143,41 @@ function issuerProblems (raw) {
     if (!isTrustedUrl(issuer) || /[?#]/.test(issuer)) problems.push(`LRS_OIDC_ISSUERS has an issuer that is not an https URL (http only for localhost): ${issuer}`)
   }
   return problems
+}
+
+// Console single sign-on needs its client, where the browser comes back
+// to, and a mapping that lets someone in.
+function consoleSignInProblems (raw) {
+  const problems = []
+  if (raw.publicUrl && (!isTrustedUrl(raw.publicUrl) || new URL(raw.publicUrl).pathname !== '/' || /[?#]/.test(raw.publicUrl))) problems.push('LRS_PUBLIC_URL must be an https origin without a path (http only for localhost)')
+  if (!raw.consoleOidcIssuer) return problems
+  if (!isTrustedUrl(raw.consoleOidcIssuer) || /[?#]/.test(raw.consoleOidcIssuer)) problems.push('LRS_CONSOLE_OIDC_ISSUER is not an https URL (http only for localhost)')
+  if (!raw.consoleOidcClientId) problems.push('LRS_CONSOLE_OIDC_CLIENT_ID is required with LRS_CONSOLE_OIDC_ISSUER')
+  if (!raw.publicUrl) problems.push('LRS_PUBLIC_URL is required with LRS_CONSOLE_OIDC_ISSUER (where the issuer sends the browser back)')
+  try {
+    if (!parseRoles(raw.consoleOidcRoles).size) problems.push('LRS_CONSOLE_OIDC_ROLES is required with LRS_CONSOLE_OIDC_ISSUER: without it nobody may use the console')
+  } catch (err) {
+    problems.push(err.message)
+  }
+  if (raw.consoleSessionIdleS > raw.consoleSessionMaxS) problems.push('LRS_CONSOLE_SESSION_IDLE_S must not exceed LRS_CONSOLE_SESSION_MAX_S')
+  return problems
+}
+
+// `group=scope scope;group=scope` -> Map(group -> [scope]); throws on a
+// scope this LRS does not know.
+function parseRoles (value) {
+  const { KNOWN_SCOPES } = require('./auth/scopes')
+  const roles = new Map()
+  for (const entry of String(value).split(';').map((e) => e.trim()).filter(Boolean)) {
+    const eq = entry.indexOf('=')
+    const group = eq < 0 ? '' : entry.slice(0, eq).trim()
+    const scopes = eq < 0 ? [] : entry.slice(eq + 1).split(' ').filter(Boolean)
+    if (!group || !scopes.length) throw new Error(`LRS_CONSOLE_OIDC_ROLES has an entry that is not group=scopes: ${entry}`)
+    const unknown = scopes.filter((sc) => !KNOWN_SCOPES.has(sc))
+    if (unknown.length) throw new Error(`LRS_CONSOLE_OIDC_ROLES names scopes this LRS does not know: ${unknown.join(', ')}`)
+    roles.set(group, [...new Set([...(roles.get(group) || []), ...scopes])])
+  }
+  return roles
 }
 
 function isTrustedUrl (value) {
@@ -173,6 +218,8 @@ function loadConfig (env = process.env) {
     forwardUrls: Object.freeze(forwardUrls),
     oidcIssuers: Object.freeze(listOf(raw.oidcIssuers)),
     oidcAudience: Object.freeze(listOf(raw.oidcAudience)),
+    consoleOidcRoles: raw.consoleOidcIssuer ? parseRoles(raw.consoleOidcRoles) : new Map(),
+    publicUrl: raw.publicUrl.replace(/\/$/, ''),
     corsOrigins: Object.freeze(corsOrigins),
     trustProxy: parseTrustProxy(raw.trustProxy),
     storage: raw.mongodbUri ? 'mongodb' : 'sqlite',

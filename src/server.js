@@ -13,6 +13,8 @@ const { openStorage } = require('./storage')
 const { createCredentialStore } = require('./auth/credential-store')
 const { createLrsIssuer } = require('./auth/tokens/lrs-issuer')
 const { createBearerTokens } = require('./auth/tokens/bearer-tokens')
+const { createConsoleSessions } = require('./console/sso/sessions')
+const { createSsoClient } = require('./console/sso/sso-client')
 const { createServices } = require('./services')
 const { createMoreCursor } = require('./resources/statements/more-cursor')
 const { createLoadShedder } = require('./http/load-shedding')
@@ -31,6 +33,9 @@ async function startServer (config, { logger = createLogger(config), monitorComm
   const credentials = createCredentialStore({ config, storage, logger, hooks })
   const credentialsLoaded = credentials.start()
   const lrsIssuer = createLrsIssuer({ config, settings: storage.settings, credentials, now: hooks.now })
+  // the console's single sign-on, when configured
+  const consoleSessions = config.consoleOidcIssuer ? createConsoleSessions({ config, repository: storage.consoleSessions, now: hooks.now }) : null
+  const ssoClient = config.consoleOidcIssuer ? createSsoClient({ config, logger }) : null
   const tokens = createBearerTokens({ config, credentials, stores: storage.stores, lrsIssuer, logger, now: hooks.now, refetchGapMs: hooks.jwksRefetchGapMs })
   const readBodies = requestBodies({ limit: config.bodyLimit, maxInFlightBytes: config.maxInFlightBytes })
   let batcher = null
@@ -45,7 +50,7 @@ async function startServer (config, { logger = createLogger(config), monitorComm
   const moreCursor = createMoreCursor(async () => config.cursorKey ||
     storage.settings.getOrCreate('more-cursor-key', crypto.randomBytes(32).toString('base64')))
   const shedLoad = createLoadShedder({ maxWaitMs: config.maxWaitMs, batcher: services.batcher, writerRestarting: storage.writerRestarting })
-  const app = createApp({ config, logger, lifecycle, storage, credentials, lrsIssuer, tokens, moreCursor, shedLoad, readBodies, instruments, clusterMetrics, ...services })
+  const app = createApp({ config, logger, lifecycle, storage, credentials, lrsIssuer, tokens, consoleSessions, ssoClient, moreCursor, shedLoad, readBodies, instruments, clusterMetrics, ...services })
   const server = http.createServer(app)
   server.keepAliveTimeout = config.keepAliveTimeoutMs
   server.headersTimeout = config.keepAliveTimeoutMs + 1000

@@ -35,7 +35,9 @@ async function inChosenStore (req, credential, storeNamed) {
 // bearer token (tokens/bearer-tokens.js). Throws 401 (with the challenge
 // the client should answer) or 429 (failed Basic attempts over their
 // limit).
-function createAuthenticator ({ config, credentials, tokens }) {
+// `sessions`: the console's single sign-on sessions (a cookie), when
+// configured; only for requests without an Authorization header.
+function createAuthenticator ({ config, credentials, tokens, sessions = null }) {
   const basicOn = config.basicAuth !== 'off'
   const challenge = basicOn ? 'Basic realm="xAPI"' : 'Bearer realm="xAPI"'
   const refusal = (message) => errors.Unauthorized(message, { headers: { 'WWW-Authenticate': challenge } })
@@ -53,7 +55,15 @@ function createAuthenticator ({ config, credentials, tokens }) {
     throw refusal(required)
   }
 
-  return { credentialOf }
+  async function credentialOfRequest (req) {
+    if (sessions && req.headers.authorization === undefined) {
+      const credential = await sessions.credentialOf(req)
+      if (credential) return credential
+    }
+    return credentialOf(req.headers.authorization, req.ip)
+  }
+
+  return { credentialOf, credentialOfRequest }
 }
 
 function authenticate (authenticator, { storeNamed }) {
@@ -63,7 +73,7 @@ function authenticate (authenticator, { storeNamed }) {
       return next()
     }
     try {
-      const credential = await authenticator.credentialOf(req.headers.authorization, req.ip)
+      const credential = await authenticator.credentialOfRequest(req)
       req.credential = await inChosenStore(req, credential, storeNamed)
     } catch (err) {
       closeIfLargeBody(req, res)
@@ -77,7 +87,7 @@ function authenticate (authenticator, { storeNamed }) {
 function requireScope (authenticator, need, { storeNamed } = {}) {
   return async function checkScope (req, res, next) {
     if (!req.credential) {
-      const credential = await authenticator.credentialOf(req.headers.authorization, req.ip)
+      const credential = await authenticator.credentialOfRequest(req)
       req.credential = storeNamed ? await inChosenStore(req, credential, storeNamed) : credential
     }
     if (!allows(req.credential.scopes, need)) {

@@ -18,7 +18,9 @@
 //   credentials  upsert, create, setScopes, remove, recordUse, all, changeMark
 //   outbox       lease, release, remove, deadLetter, listDeadLetters,
 //                replayDeadLetters, discardDeadLetters, stats (entries are written by storeBatch)
-//   settings     getOrCreate
+//   settings     getOrCreate, takeLease
+//   consoleSessions  create({ idHash, data, at, idleBefore, createdBefore }), get(idHash)
+//                -> { data, createdAt, seenAt } | null, touch(idHash, at), remove(idHash)
 //   stores       create({ id, name }) -> 'created' | 'taken' (the id) | 'full' (no more stores),
 //                rename({ id, name }) (false: no such store), all() [{ number, id, name, createdAt }]
 //                (src/stores/store-keys.js: how the stores' data is kept apart)

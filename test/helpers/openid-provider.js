@@ -13,6 +13,12 @@
 //
 // Its access tokens are JWTs (RFC 9068) for the resource AUDIENCE with the
 // scopes SCOPES, and carry `lrs_store` when the client's metadata names one.
+//
+// A client with `redirectUris` signs people in (authorization code flow,
+// the provider's own login and consent pages, which take any login and
+// password); `accounts` gives each login its claims ({ ada: { name,
+// groups, lrs_store } }), released with the scopes `profile`, `groups`
+// and `lrs` through userinfo.
 
 const http = require('node:http')
 const crypto = require('node:crypto')
@@ -28,7 +34,7 @@ async function newKey (kid) {
   return { ...(await exportJWK(privateKey)), kid, alg: 'RS256', use: 'sig' }
 }
 
-async function startProvider ({ clients = [] } = {}) {
+async function startProvider ({ clients = [], accounts = {} } = {}) {
   const { default: Provider } = await import('oidc-provider')
   let keys = [await newKey('k1')]
   let provider = null
@@ -44,21 +50,34 @@ async function startProvider ({ clients = [] } = {}) {
 
   function build () {
     provider = new Provider(issuer, {
-      clients: clients.map((c) => ({
-        client_id: c.clientId,
-        client_secret: c.secret || 'provider-client-secret-' + c.clientId,
-        grant_types: ['client_credentials'],
-        redirect_uris: [],
-        response_types: [],
-        scope: SCOPES.join(' '),
-        ...(c.store ? { lrs_store: c.store } : {})
-      })),
-      scopes: ['openid', ...SCOPES],
+      clients: clients.map((c) => c.redirectUris
+        ? {
+            client_id: c.clientId,
+            client_secret: c.secret || 'provider-client-secret-' + c.clientId,
+            grant_types: ['authorization_code'],
+            response_types: ['code'],
+            redirect_uris: c.redirectUris,
+            post_logout_redirect_uris: c.postLogoutRedirectUris || []
+          }
+        : {
+            client_id: c.clientId,
+            client_secret: c.secret || 'provider-client-secret-' + c.clientId,
+            grant_types: ['client_credentials'],
+            redirect_uris: [],
+            response_types: [],
+            scope: SCOPES.join(' '),
+            ...(c.store ? { lrs_store: c.store } : {})
+          }),
+      scopes: ['openid', 'profile', 'groups', 'lrs', ...SCOPES],
+      claims: { openid: ['sub'], profile: ['name'], groups: ['groups'], lrs: ['lrs_store'] },
+      findAccount: async (ctx, id) => ({ accountId: id, claims: async () => ({ sub: id, ...(accounts[id] || {}) }) }),
+      cookies: { keys: ['openid-provider-test-cookie-key'] },
       extraClientMetadata: { properties: ['lrs_store'] },
       ttl: { ClientCredentials: 600 },
       jwks: { keys },
       features: {
-        devInteractions: { enabled: false },
+        devInteractions: { enabled: clients.some((c) => c.redirectUris) },
+        rpInitiatedLogout: { enabled: true },
         clientCredentials: { enabled: true },
         resourceIndicators: {
           enabled: true,

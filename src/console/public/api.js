@@ -7,8 +7,12 @@
 // module's memory only (no localStorage, no sessionStorage, no cookie): a
 // reload forgets it, and no other page or tab can read it. A request
 // refused 401 once signed in ends the sign-in (whenSignedOut).
+//
+// With single sign-on (/console/sso) the page holds no token at all: an
+// HttpOnly cookie the page cannot read authenticates it, and every request
+// carries the session's CSRF token (X-CSRF-Token).
 
-let session = null // { key, token }
+let session = null // { key, token } or, signed in with single sign-on, { key, csrf }
 // The store chosen in the header (X-LRS-Store, for a credential with
 // stores/admin); null: the credential's own.
 let store = null
@@ -26,7 +30,18 @@ export async function signIn (key, secret) {
   if (!res.ok) throw new ApiError(res.status, json)
   session = { key, token: json.access_token }
 }
+// A single sign-on session of this browser (GET /console/sso said so).
+export function useSsoSession (name, csrf) { session = { key: name, csrf } }
 export function signOut () { session = null; store = null }
+export function signedInWithSso () { return Boolean(session && session.csrf) }
+// Ends the single sign-on session here; the issuer's end-session URL, or null.
+export async function endSsoSession () {
+  const csrf = session && session.csrf
+  signOut()
+  const res = await fetch(new URL('/console/sso/sign-out', window.location.origin), { method: 'POST', headers: csrf ? { 'X-CSRF-Token': csrf } : {}, credentials: 'same-origin', cache: 'no-store' })
+  const json = await res.json().catch(() => null)
+  return (res.ok && json && json.endSessionUrl) || null
+}
 export function chooseStore (id) { store = id || null }
 export function signedInKey () { return session && session.key }
 export function whenSignedOut (fn) { signedOut = fn }
@@ -53,10 +68,11 @@ export async function api (path, { method = 'GET', query, body, asText = false }
   const url = new URL(path, window.location.origin)
   for (const [k, v] of Object.entries(query || {})) if (v !== undefined && v !== '') url.searchParams.set(k, v)
   const headers = { 'X-Experience-API-Version': '2.0.0' }
-  if (session) headers.Authorization = 'Bearer ' + session.token
+  if (session && session.token) headers.Authorization = 'Bearer ' + session.token
+  if (session && session.csrf) headers['X-CSRF-Token'] = session.csrf
   if (session && store) headers['X-LRS-Store'] = store
   if (body !== undefined) headers['Content-Type'] = 'application/json'
-  const res = await fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: 'omit', cache: 'no-store' })
+  const res = await fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: session && session.csrf ? 'same-origin' : 'omit', cache: 'no-store' })
   const text = await res.text()
   if (asText && res.ok) return text
   let json = null

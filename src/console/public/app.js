@@ -2,7 +2,7 @@
 // (#/statements?verb=… is a link to share). Each page is a module with
 // render(main, params).
 
-import { api, signIn, signOut, signedInKey, chooseStore, whenSignedOut, ApiError } from './api.js'
+import { api, signIn, signOut, signedInKey, chooseStore, whenSignedOut, useSsoSession, signedInWithSso, endSsoSession, ApiError } from './api.js'
 import { show, el } from './dom.js'
 
 const PAGES = {
@@ -67,12 +67,16 @@ signInForm.addEventListener('submit', async (event) => {
     return
   }
   signInForm.reset()
+  await showSignedIn(key)
+})
+
+async function showSignedIn (name) {
   document.getElementById('nav').hidden = false
   document.getElementById('who').hidden = false
-  document.getElementById('who-key').textContent = 'Signed in as ' + key
+  document.getElementById('who-key').textContent = 'Signed in as ' + name
   await offerStores()
   render()
-})
+}
 
 // A credential with stores/admin chooses the store every page shows (the
 // API's X-LRS-Store); any other sees its own store only.
@@ -104,10 +108,43 @@ function showSignIn () {
   show(main, ...signInPage)
 }
 
-document.getElementById('sign-out').addEventListener('click', () => {
+document.getElementById('sign-out').addEventListener('click', async () => {
+  if (signedInWithSso()) {
+    // the session ends here, then at the issuer where it offers that
+    const endSessionUrl = await endSsoSession().catch(() => null)
+    if (endSessionUrl) return window.location.assign(endSessionUrl)
+  }
   signOut()
   showSignIn()
 })
+
+// What `?sso=` (the sign-in's way back, sso-routes.js) means: a fixed list,
+// never the address's own text.
+const SSO_REFUSALS = {
+  'not-allowed': 'Your account is not in a group that may use this console.',
+  'no-store': 'Your account names a store this LRS does not have.',
+  expired: 'The sign-in took too long or was started elsewhere: try again.',
+  failed: 'The sign-in with your organisation did not succeed: try again, or ask the LRS\'s operator (the LRS\'s log says why).'
+}
+
+// A single sign-on session of this browser is taken up at once; without
+// one, the sign-in page offers single sign-on where it is configured.
+async function resumeSso () {
+  const refusal = SSO_REFUSALS[new URLSearchParams(window.location.search).get('sso')]
+  if (refusal) document.getElementById('sign-in-error').textContent = refusal
+  let sso
+  try {
+    const res = await fetch(new URL('/console/sso', window.location.origin), { credentials: 'same-origin', cache: 'no-store' })
+    sso = await res.json()
+  } catch {
+    return
+  }
+  document.getElementById('sso').hidden = !sso.enabled
+  if (!sso.signedIn) return
+  useSsoSession(sso.name, sso.csrf)
+  await showSignedIn(sso.name)
+}
+resumeSso()
 
 // The token expired (LRS_TOKEN_TTL_S) or its credential changed: sign in again.
 whenSignedOut(() => {

@@ -13,6 +13,7 @@ const { attachmentsRepository } = require('./attachments')
 const { credentialsRepository } = require('./credentials')
 const { outboxRepository } = require('./outbox')
 const { settingsRepository } = require('./settings')
+const { consoleSessionsRepository } = require('./console-sessions')
 const { storesRepository } = require('./stores')
 const { startStorePurge } = require('./store-purge')
 
@@ -31,6 +32,7 @@ function openMongoStorage (config, logger, { monitorCommands = false, hooks = {}
     credentials: credentialsRepository(db, options),
     outbox,
     settings: settingsRepository(db, options),
+    consoleSessions: consoleSessionsRepository(db, options),
     stores: storesRepository(db, options)
   }
   // `hooks.purgeGraceMs`: tests only, a shorter wait before a deleted store is marked purged

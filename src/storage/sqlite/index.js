@@ -24,6 +24,7 @@ const { attachmentsRepository } = require('./attachments')
 const { credentialsRepository } = require('./credentials')
 const { outboxRepository } = require('./outbox')
 const { settingsRepository } = require('./settings')
+const { consoleSessionsRepository } = require('./console-sessions')
 const { storesRepository } = require('./stores')
 
 // `hooks.walLimitBytes`, `hooks.mergeStatements`, `hooks.middleStatements`,
@@ -65,6 +66,7 @@ function openSqliteStorage (config, logger, { hooks = {} } = {}) {
     credentials: credentialsRepository(db, options),
     outbox: outboxRepository(db, options),
     settings: settingsRepository(db, options),
+    consoleSessions: consoleSessionsRepository(db, options),
     stores: storesRepository(db, options)
   }
   return {

@@ -291,6 +291,15 @@ CREATE TABLE IF NOT EXISTS settings (
   name TEXT PRIMARY KEY,
   value TEXT NOT NULL
 );
+
+-- The console's sign-in sessions (src/console/sso/): keyed by the SHA-256
+-- of the cookie's value, never the value. A table an older LRS ignores.
+CREATE TABLE IF NOT EXISTS console_sessions (
+  id_hash TEXT PRIMARY KEY,
+  data TEXT NOT NULL,
+  created_ms INTEGER NOT NULL,
+  seen_ms INTEGER NOT NULL
+);
 `
 
 // The index file's own table, made last when the file is built (buildIndexFile):

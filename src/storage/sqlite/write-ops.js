@@ -806,6 +806,19 @@ function writeOps (db) {
 
     outboxDiscard: (params) => takeDeadLetters(params),
 
+    // The console's sessions (console-sessions.js). A new one first removes
+    // those whose time is up, so the table holds live sessions only.
+    sessionCreate ({ idHash, data, at, idleBefore, createdBefore }) {
+      db.prepare('DELETE FROM console_sessions WHERE seen_ms < ? OR created_ms < ?').run(idleBefore, createdBefore)
+      db.prepare('INSERT INTO console_sessions (id_hash, data, created_ms, seen_ms) VALUES (?, ?, ?, ?)').run(idHash, data, at, at)
+    },
+    sessionTouch (idHash, at) {
+      db.prepare('UPDATE console_sessions SET seen_ms = max(seen_ms, ?) WHERE id_hash = ?').run(at, idHash)
+    },
+    sessionRemove (idHash) {
+      return db.prepare('DELETE FROM console_sessions WHERE id_hash = ?').run(idHash).changes === 1
+    },
+
     settingGetOrCreate (name, value) {
       db.prepare('INSERT INTO settings (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING').run(name, value)
       return db.prepare('SELECT value FROM settings WHERE name = ?').pluck().get(name)
