@@ -32,11 +32,11 @@ async function inChosenStore (req, credential, storeNamed) {
 
 // The credential a request acts as, from its Authorization header: HTTP
 // Basic (a credential's key and secret; unless LRS_BASIC_AUTH=off) or a
-// bearer token (tokens/bearer-tokens.js). Throws 401 (with the challenge
-// the client should answer) or 429 (failed Basic attempts over their
-// limit).
-// `sessions`: the console's single sign-on sessions (a cookie), when
-// configured; only for requests without an Authorization header.
+// bearer token (tokens/bearer-tokens.js), or, for a request without that
+// header, the console's single sign-on session (`sessions`, a cookie; only
+// when single sign-on is configured). Throws 401 (with the challenge the
+// client should answer), 403 (a session's request without its CSRF token)
+// or 429 (failed Basic attempts over their limit).
 function createAuthenticator ({ config, credentials, tokens, sessions = null }) {
   const basicOn = config.basicAuth !== 'off'
   const challenge = basicOn ? 'Basic realm="xAPI"' : 'Bearer realm="xAPI"'
