@@ -109,7 +109,8 @@ async function startProvider ({ clients = [], accounts = {} } = {}) {
   }
 
   const stop = () => { serving = false }
-  after(() => new Promise((resolve) => server.close(resolve)))
+  // closeAllConnections: a browser's preconnected sockets would hold close() for a minute
+  after(() => new Promise((resolve) => { server.close(resolve); server.closeAllConnections() }))
   server.unref()
   return {
     issuer,
