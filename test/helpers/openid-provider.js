@@ -73,11 +73,12 @@ async function startProvider ({ clients = [], accounts = {} } = {}) {
       findAccount: async (ctx, id) => ({ accountId: id, claims: async () => ({ sub: id, ...(accounts[id] || {}) }) }),
       cookies: { keys: ['openid-provider-test-cookie-key'] },
       extraClientMetadata: { properties: ['lrs_store'] },
-      ttl: { ClientCredentials: 600 },
+      ttl: { ClientCredentials: 600, AccessToken: 600, IdToken: 3600, Interaction: 600, Session: 3600, Grant: 3600 },
       jwks: { keys },
       features: {
         devInteractions: { enabled: clients.some((c) => c.redirectUris) },
-        rpInitiatedLogout: { enabled: true },
+        // its own page (the provider's default fetches a web font from the internet)
+        rpInitiatedLogout: { enabled: true, logoutSource: async (ctx, form) => { ctx.body = `<!DOCTYPE html><title>Sign out</title>${form}<button autofocus type="submit" form="op.logoutForm" value="yes" name="logout">Yes, sign me out</button>` } },
         clientCredentials: { enabled: true },
         resourceIndicators: {
           enabled: true,
