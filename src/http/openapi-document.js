@@ -371,7 +371,7 @@ function openapiDocument ({ version, routes }) {
       license: { name: 'Apache-2.0', identifier: 'Apache-2.0' }
     },
     servers: [{ url: '/' }],
-    security: [{ basicAuth: [] }, { bearerAuth: [] }],
+    security: [{ basicAuth: [] }, { bearerAuth: [] }, { consoleSession: [] }],
     tags: [
       { name: 'xAPI Statements', description: 'Communication 2.1' },
       { name: 'xAPI Documents', description: 'State, Activity Profile and Agent Profile (Communication 2.3, 2.6, 2.7), with ETag concurrency control.' },
@@ -384,7 +384,8 @@ function openapiDocument ({ version, routes }) {
     components: {
       securitySchemes: {
         basicAuth: { type: 'http', scheme: 'basic', description: 'A credential\'s key and secret (created with `npm run credential` or POST /admin/credentials).' },
-        bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'An access token of POST /oauth/token (a credential\'s, with some of its scopes) or of an OpenID Connect issuer named in LRS_OIDC_ISSUERS.' }
+        bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'An access token of POST /oauth/token (a credential\'s, with some of its scopes) or of an OpenID Connect issuer named in LRS_OIDC_ISSUERS.' },
+        consoleSession: { type: 'apiKey', in: 'cookie', name: '__Host-lrs-console', description: 'The console\'s single sign-on session (LRS_CONSOLE_OIDC_ISSUER; GET /console/sso/start), for requests without an Authorization header; each needs the session\'s CSRF token (GET /console/sso) in X-CSRF-Token, or gets 403.' }
       },
       parameters: { XapiVersion: header('X-Experience-API-Version', VERSION, 'The xAPI version of the request; missing or unsupported is 400 LRS_ERR_VERSION_HEADER.', true) },
       headers: {
