@@ -1,12 +1,13 @@
 'use strict'
 
 // SQLite stores as older versions of the LRS left them, for the upgrade
-// tests.
+// tests, and as a crash between the two files' commits leaves them.
 
 const fs = require('node:fs')
 const Database = require('better-sqlite3')
 const { databaseFile, indexFile, openDatabase } = require('../../src/storage/sqlite/open')
 const { UPPER_LEVELS, RECENT_BUFFERS } = require('../../src/storage/sqlite/schema')
+const { writeOps } = require('../../src/storage/sqlite/write-ops')
 
 // As schema 9 and older kept the term dictionary: `terms` with a UNIQUE
 // index on its strings, no dictionary levels.
@@ -87,4 +88,26 @@ function asOneFile (dataDir) {
   return one
 }
 
-module.exports = { asOneFile, asSchema9, asSchema10, asSchema11 }
+// Runs `write(ops)` (the writer's operations) in one transaction on the
+// store of a stopped LRS, then puts the index file back as it was before:
+// as if its commit had been lost (the database file commits first).
+// Returns what `write` returned.
+function withIndexCommitLost (dataDir, write) {
+  const before = openDatabase(dataDir)
+  before.pragma('wal_checkpoint(TRUNCATE)')
+  before.close()
+  const saved = fs.readFileSync(indexFile(dataDir))
+  const db = openDatabase(dataDir)
+  const writer = writeOps(db)
+  db.exec('BEGIN IMMEDIATE')
+  writer.began()
+  const result = write(writer.ops)
+  db.exec('COMMIT')
+  db.pragma('wal_checkpoint(TRUNCATE)')
+  db.close()
+  for (const suffix of ['', '-wal', '-shm']) fs.rmSync(indexFile(dataDir) + suffix, { force: true })
+  fs.writeFileSync(indexFile(dataDir), saved)
+  return result
+}
+
+module.exports = { asOneFile, asSchema9, asSchema10, asSchema11, withIndexCommitLost }

@@ -14,7 +14,7 @@ const fs = require('node:fs')
 const { startLrs, ENGINE } = require('../helpers/lrs')
 const { statement, allIds } = require('../helpers/statements')
 const { openDatabase, indexFile } = require('../../src/storage/sqlite/open')
-const { writeOps } = require('../../src/storage/sqlite/write-ops')
+const { withIndexCommitLost } = require('../helpers/sqlite-files')
 const { checkSqliteStore } = require('../../src/storage/sqlite/check')
 
 const skip = ENGINE !== 'sqlite' && 'SQLite files only'
@@ -77,23 +77,10 @@ test('an erasure and a restamp whose changes to the index file were lost are app
   const moved = posted.filter((_, i) => i % 4 === 1)
   const kept = posted.filter((_, i) => i % 4 > 1)
 
-  // the index file as it was before, put back after the transaction: as if
-  // its commit had not happened (the database file commits first)
-  const before = openDatabase(dataDir)
-  before.pragma('wal_checkpoint(TRUNCATE)')
-  before.close()
-  const saved = fs.readFileSync(indexFile(dataDir))
-  const db = openDatabase(dataDir)
-  const writer = writeOps(db)
-  db.exec('BEGIN IMMEDIATE')
-  writer.began()
-  writer.ops.statementsErase(erased.map((s) => s.id))
-  writer.ops.restamp(moved.map((s) => s.id), { storedMs: Date.now() + 1000 })
-  db.exec('COMMIT')
-  db.pragma('wal_checkpoint(TRUNCATE)')
-  db.close()
-  removeIndexFile(dataDir)
-  fs.writeFileSync(indexFile(dataDir), saved)
+  withIndexCommitLost(dataDir, (ops) => {
+    ops.statementsErase(erased.map((s) => s.id))
+    ops.restamp(moved.map((s) => s.id), { storedMs: Date.now() + 1000 })
+  })
   assert.notDeepEqual(checkSqliteStore({ dataDir }).problems, [], 'the index file lacks the changes')
   assert.equal(count(dataDir, 'SELECT count(*) FROM index_journal'), erased.length + moved.length)
 
