@@ -10,6 +10,7 @@
 
 const crypto = require('node:crypto')
 const { deleteStatements } = require('../admin/delete-statements')
+const { startRepeating } = require('../lib/repeating-job')
 
 const RUN_STATEMENTS = 10000
 const DAY_MS = 86400000
@@ -17,39 +18,19 @@ const DAY_MS = 86400000
 // `intervalMs`: how often; `now()`: tests only.
 function startRetention ({ storage, logger, intervalMs, now = Date.now }) {
   const holder = crypto.randomUUID()
-  let timer = null
-  let running = null
-  let stopped = false
 
-  async function run () {
+  async function run (stopped) {
     const stores = (await storage.stores.all()).filter((s) => s.retentionDays)
     if (!stores.length || !await storage.settings.takeLease('retention', holder, intervalMs * 2)) return
     for (const store of stores) {
-      if (stopped) return
+      if (stopped()) return
       const until = new Date(now() - store.retentionDays * DAY_MS)
       const { removed, more } = await deleteStatements(storage, { since: null, until, store: store.number }, { limit: RUN_STATEMENTS })
       if (removed.statements) logger.info({ audit: 'retention', store: store.id, retentionDays: store.retentionDays, until: until.toISOString(), removed, more }, 'statements past their store\'s retention removed')
     }
   }
 
-  function schedule () {
-    if (stopped) return
-    timer = setTimeout(() => {
-      running = run()
-        .catch((err) => logger.warn({ err }, 'applying the stores\' retention failed; the next run tries again'))
-        .finally(() => { running = null; schedule() })
-    }, intervalMs)
-    timer.unref()
-  }
-  storage.ready.then(schedule, () => {})
-
-  return {
-    async stop () {
-      stopped = true
-      clearTimeout(timer)
-      await running
-    }
-  }
+  return startRepeating({ ready: storage.ready, everyMs: intervalMs, run, logger, failure: 'applying the stores\' retention failed; the next run tries again' })
 }
 
 module.exports = { startRetention }

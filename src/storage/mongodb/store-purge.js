@@ -14,6 +14,7 @@
 const { keyRange } = require('./stores')
 const { formerId } = require('../../stores/store-keys')
 const { DUPLICATE_KEY } = require('./insert-many')
+const { startRepeating } = require('../../lib/repeating-job')
 
 const POLL_MS = 2000
 const SLICE = 1000
@@ -23,10 +24,6 @@ const LOCK_ID = 'store-purge'
 function startStorePurge (db, { ready, logger, graceMs = 10000 }) {
   const stores = db.collection('stores')
   const locks = db.collection('locks')
-  let timer = null
-  let stopped = false
-  let running = null
-
   async function takeLock () {
     await locks.deleteOne({ _id: LOCK_ID, expiresAt: { $lt: new Date() } })
     try {
@@ -43,7 +40,7 @@ function startStorePurge (db, { ready, logger, graceMs = 10000 }) {
   async function drain (collection, filter, each = async () => {}) {
     let removed = 0
     for (;;) {
-      if (stopped) return removed
+      if (job.stopped()) return removed
       const ids = (await db.collection(collection).find(filter, { projection: { _id: 1 }, limit: SLICE }).toArray()).map((d) => d._id)
       if (!ids.length) return removed
       await each(ids)
@@ -61,7 +58,7 @@ function startStorePurge (db, { ready, logger, graceMs = 10000 }) {
     const documents = await drain('documents', { store: store.number }) + await drain('documents', { agent: range })
     await drain('attachment_chunks', { _id: range })
     const attachments = await drain('attachments', { _id: range })
-    if (stopped || Date.now() - store.deletedAt.getTime() < graceMs) return
+    if (job.stopped() || Date.now() - store.deletedAt.getTime() < graceMs) return
     if (await db.collection('statements').findOne({ _id: range }, { projection: { _id: 1 } })) return // a last write came meanwhile
     await stores.updateOne({ _id: store._id }, { $set: { purgedAt: new Date() } })
     logger.info({ store: formerId(store._id), statements, documents, attachments, ms: Date.now() - started }, 'deleted store purged')
@@ -77,24 +74,8 @@ function startStorePurge (db, { ready, logger, graceMs = 10000 }) {
     }
   }
 
-  function schedule () {
-    if (stopped) return
-    timer = setTimeout(() => {
-      running = pass()
-        .catch((err) => logger.warn({ err }, 'purging a deleted store failed; it is tried again'))
-        .finally(() => { running = null; schedule() })
-    }, POLL_MS)
-    timer.unref()
-  }
-  ready.then(schedule, () => {})
-
-  return {
-    async stop () {
-      stopped = true
-      clearTimeout(timer)
-      await running
-    }
-  }
+  const job = startRepeating({ ready, everyMs: POLL_MS, run: pass, logger, failure: 'purging a deleted store failed; it is tried again' })
+  return job
 }
 
 module.exports = { startStorePurge }
