@@ -10,7 +10,7 @@ const { test } = require('node:test')
 const assert = require('node:assert/strict')
 const crypto = require('node:crypto')
 const http = require('node:http')
-const { startLrs, ADMIN, basic } = require('../helpers/lrs')
+const { startLrs, ADMIN } = require('../helpers/lrs')
 const { statement } = require('../helpers/statements')
 const { until } = require('../helpers/wait')
 const { browserSkip, launchBrowser, watchedPage, accessibilityProblems, overflowWidth, screenshot } = require('../helpers/browser')
@@ -391,8 +391,7 @@ test('the console signs in through a token (so also with LRS_BASIC_AUTH=off) and
   const lrs = await startLrs({ LRS_BASIC_AUTH: 'off' })
   // the LRS refuses Basic: the bootstrap credential works here only through a token
   assert.equal((await lrs.http('/admin/credentials')).status, 401)
-  const tokenOf = async (key, secret) => (await (await fetch(`${lrs.url}/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basic(key, secret) }, body: 'grant_type=client_credentials' })).json()).access_token
-  const adminToken = await tokenOf(ADMIN.user, ADMIN.password)
+  const adminToken = await lrs.token()
   const made = await lrs.http('/admin/credentials', { method: 'POST', auth: null, headers: { Authorization: `Bearer ${adminToken}` }, body: { scopes: ['all', 'admin'] } })
   assert.equal(made.status, 201, made.text)
   assert.equal((await lrs.client('/statements', { method: 'POST', auth: null, headers: { Authorization: `Bearer ${adminToken}` }, body: statement() })).status, 200)

@@ -92,7 +92,7 @@ async function startLrs (env = {}, { monitorCommands = false, hooks = {}, logLin
     if (!shared) removedStores.add(storeEnv.LRS_DATA_DIR)
     if (removedStores.has(storeEnv.LRS_DATA_DIR)) fs.rmSync(storeEnv.LRS_DATA_DIR, { recursive: true, force: true })
   })
-  return { ...lrs, close, config, storeEnv, engine: ENGINE, client: xapiClient(lrs.url), http: httpClient(lrs.url) }
+  return { ...lrs, close, config, storeEnv, engine: ENGINE, client: xapiClient(lrs.url), http: httpClient(lrs.url), token: (auth, fields) => accessToken(lrs.url, auth, fields) }
 }
 
 function pick (obj, keys) {
@@ -101,6 +101,19 @@ function pick (obj, keys) {
 
 function basic (user, password) {
   return 'Basic ' + Buffer.from(`${user}:${password}`).toString('base64')
+}
+
+// POST /oauth/token with a credential's key and secret (Basic), more form
+// `fields` beside the grant: its access token; throws unless 200.
+async function accessToken (baseUrl, auth = [ADMIN.user, ADMIN.password], fields = {}) {
+  const res = await fetch(baseUrl + '/oauth/token', {
+    method: 'POST',
+    headers: { Authorization: basic(...auth), 'Content-Type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ grant_type: 'client_credentials', ...fields })
+  })
+  const body = await res.json()
+  if (res.status !== 200) throw new Error(`POST /oauth/token answered ${res.status}: ${JSON.stringify(body)}`)
+  return body.access_token
 }
 
 // fetch wrapper for the non-xAPI routes (/admin, /metrics, ...):
