@@ -8,6 +8,7 @@
 const path = require('node:path')
 const Ajv = require('ajv')
 const { StartupError } = require('./errors')
+const { KNOWN_SCOPES } = require('./auth/scopes')
 
 const SETTINGS = [
   { key: 'port', env: 'PORT', type: 'integer', default: 8080, minimum: 0, maximum: 65535, doc: 'HTTP listen port.' },
@@ -166,7 +167,6 @@ function consoleSignInProblems (raw) {
 // `group=scope scope;group=scope` -> Map(group -> [scope]); throws on a
 // scope this LRS does not know.
 function parseRoles (value) {
-  const { KNOWN_SCOPES } = require('./auth/scopes')
   const roles = new Map()
   for (const entry of String(value).split(';').map((e) => e.trim()).filter(Boolean)) {
     const eq = entry.indexOf('=')

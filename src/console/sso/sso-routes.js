@@ -22,6 +22,7 @@ const { cookieOf } = require('./sessions')
 
 const LOGIN_COOKIE = '__Host-lrs-sso-login'
 const LOGIN_MAX_AGE_MS = 10 * 60 * 1000
+const LOGIN_COOKIE_OPTIONS = { httpOnly: true, secure: true, sameSite: 'lax', path: '/' }
 const SESSION_COOKIE_OPTIONS = { httpOnly: true, secure: true, sameSite: 'strict', path: '/' }
 
 function ssoRoutes ({ config, logger, sessions, ssoClient, storeNamed }) {
@@ -39,7 +40,7 @@ function ssoRoutes ({ config, logger, sessions, ssoClient, storeNamed }) {
   async function start (req, res) {
     if (!enabled) throw notConfigured()
     const { url, login } = await ssoClient.start()
-    res.cookie(LOGIN_COOKIE, Buffer.from(JSON.stringify(login)).toString('base64url'), { httpOnly: true, secure: true, sameSite: 'lax', path: '/', maxAge: LOGIN_MAX_AGE_MS })
+    res.cookie(LOGIN_COOKIE, Buffer.from(JSON.stringify(login)).toString('base64url'), { ...LOGIN_COOKIE_OPTIONS, maxAge: LOGIN_MAX_AGE_MS })
     res.set('Cache-Control', 'no-store')
     res.redirect(303, url)
   }
@@ -47,7 +48,7 @@ function ssoRoutes ({ config, logger, sessions, ssoClient, storeNamed }) {
   async function callback (req, res) {
     if (!enabled) throw notConfigured()
     res.set('Cache-Control', 'no-store')
-    res.clearCookie(LOGIN_COOKIE, { httpOnly: true, secure: true, sameSite: 'lax', path: '/' })
+    res.clearCookie(LOGIN_COOKIE, LOGIN_COOKIE_OPTIONS)
     const back = (reason) => res.redirect(303, `/console/${reason ? `?sso=${reason}` : ''}`)
     const login = loginOf(cookieOf(req, LOGIN_COOKIE))
     if (!login) {
