@@ -94,7 +94,7 @@ async function feed ({ workers, connections, seconds, batch, next, root, strings
       const known = new Map() // --strings: never filled, every term goes as its string
       const batcher = createStatementBatcher({
         write: async (groups) => {
-          const results = await client.call('storeBatch', groups, { storedMs: Date.now(), forwardTo: [], same: groups.map(() => []) })
+          const results = await client.call('storeBatch', groups, { storedMs: Date.now(), forwardTo: null, same: groups.map(() => []) })
           if (!strings) {
             results.forEach((result, g) => {
               let k = 0

@@ -41,7 +41,7 @@ async function startServer (config, { logger = createLogger(config), monitorComm
   let batcher = null
   const storeLabels = createStoreLabels(storage)
   const instruments = createInstruments({ statementsInFlight: () => batcher.statementsInFlight(), bytesInFlight: readBodies.heldBytes, storeLabel: storeLabels.labelOf })
-  const services = createServices({ config, storage, logger, instruments, hooks })
+  const services = createServices({ config, storage, credentials, logger, instruments, hooks })
   batcher = services.batcher
   const clusterMetrics = createClusterMetrics({ dataDir: config.dataDir, publishMs: config.metricsPublishMs, instruments, logger })
   clusterMetrics.start()

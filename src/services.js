@@ -9,22 +9,24 @@ const { createStatementWriter } = require('./resources/statements/store-statemen
 const { createBatchWriter } = require('./resources/statements/write-batch')
 const { createStatementReader } = require('./resources/statements/read-statements')
 const { areEquivalent } = require('./resources/statements/equivalence')
-const { createForwarder, parseUpstream } = require('./forwarding/forwarder')
+const { createForwarder } = require('./forwarding/forwarder')
+const { createUpstreams } = require('./forwarding/upstreams')
 
-// `instruments`: the worker's metrics (src/metrics/instruments.js).
-function createServices ({ config, storage, logger, instruments, hooks = {} }) {
+// `instruments`: the worker's metrics (src/metrics/instruments.js);
+// `credentials`: its credential store, whose change mark also tells when
+// stores changed.
+function createServices ({ config, storage, credentials, logger, instruments, hooks = {} }) {
   const validator = createStatementValidator(config)
-  // Forwarding is off unless upstreams are configured: then, and only then,
-  // the write path also queues outbox entries (still no reads).
-  const forwardTo = config.forwardUrls.map((u) => parseUpstream(u).id)
-  const forwarder = forwardTo.length
-    ? createForwarder({ urls: config.forwardUrls, timeoutMs: config.forwardTimeoutMs, outbox: storage.outbox, statements: storage.statements, logger })
-    : null
+  // Forwarding: the write path queues outbox entries for the upstreams of
+  // the LRS and of each statement's store (none: nothing queued, nothing
+  // read back); the forwarder delivers them.
+  const upstreams = createUpstreams({ config, storage, credentials, logger })
+  const forwarder = createForwarder({ upstreams, timeoutMs: config.forwardTimeoutMs, outbox: storage.outbox, statements: storage.statements, logger })
   const batcher = createStatementBatcher({
     write: timed(instruments, createBatchWriter({
       statements: storage.statements,
       sameStatement: (storedBody, record) => areEquivalent(JSON.parse(storedBody), JSON.parse(record.body), { xapiVersion: record.xapiVersion }),
-      forwardTo,
+      upstreams,
       marginMs: config.consistencyMarginMs,
       logger,
       hooks
@@ -34,7 +36,7 @@ function createServices ({ config, storage, logger, instruments, hooks = {} }) {
     maxConcurrentWrites: config.batchConcurrentWrites,
     logger
   })
-  if (forwarder) storage.ready.then(() => forwarder.start())
+  storage.ready.then(() => upstreams.start()).then(() => forwarder.start())
 
   return {
     validator,
@@ -43,10 +45,12 @@ function createServices ({ config, storage, logger, instruments, hooks = {} }) {
     documents: storage.documents,
     statementWriter: createStatementWriter({ config, validator, batcher, attachments: storage.attachments }),
     statementReader: createStatementReader({ statements: storage.statements, queryTimeoutMs: config.queryTimeoutMs, instruments, hooks }),
+    upstreams,
     forwarder,
     async close () {
       await batcher.drain()
-      if (forwarder) await forwarder.stop()
+      upstreams.stop()
+      await forwarder.stop()
     }
   }
 }

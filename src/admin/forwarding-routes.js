@@ -5,50 +5,50 @@
 //   GET  /admin/forwarding/dead-letters          statements an upstream refused for good
 //   POST /admin/forwarding/dead-letters/replay   puts them back in the outbox
 //   POST /admin/forwarding/dead-letters/discard  drops them (the statements stay stored)
-// Forwarding is the whole LRS's (LRS_FORWARD_URLS, every store's
-// statements): only the default store's admins and `stores/admin` see it.
+// A credential sees its store's own upstreams (PUT /admin/stores/{id},
+// `forwardUrls`) and, when it belongs to the default store or has
+// `stores/admin`, the LRS-wide ones (LRS_FORWARD_URLS, every store's
+// statements). Each is named by its endpoint without scheme or credentials.
 
 const { parameter: p } = require('../validation/query-parameters')
 const { json, schema, response } = require('../http/openapi-parts')
-const { parseUpstream } = require('../forwarding/forwarder')
-const { errors } = require('../errors')
+const { unqualify } = require('../stores/store-keys')
 const { allows } = require('../auth/scopes')
 
 const MAX_LIST = 1000
 
 // The three take the same parameters (replay and discard also as a JSON body).
 const LIST = {
-  upstream: { schema: p.string, description: 'Only this upstream (as named in the metrics and dead letters); all when omitted.' },
+  upstream: { schema: p.string, description: 'Only this upstream (as named in the upstream list and dead letters); all it sees when omitted.' },
   limit: { schema: { type: 'integer', minimum: 1, maximum: MAX_LIST, description: `an integer from 1 to ${MAX_LIST}` }, default: MAX_LIST, description: 'At most this many.' }
 }
-const listParams = ({ upstream, limit = MAX_LIST }) => ({ upstream: upstream || null, limit })
 
-function forwardingRoutes (deps) {
-  return routesOf(deps).map((route) => ({
-    ...route,
-    errors: [...(route.errors || []), errors.Forbidden],
-    handler (req, res, input) {
-      if ((req.credential.store || 0) !== 0 && !allows(req.credential.scopes, 'stores')) throw errors.Forbidden('forwarding is the whole LRS\'s: a credential of the default store or with stores/admin manages it')
-      return route.handler(req, res, input)
-    }
-  }))
-}
+function forwardingRoutes ({ storage, upstreams }) {
+  // The upstreams the calling credential sees, each { id (storage's), name, forwards }.
+  function visible (req) {
+    const store = req.credential.store || 0
+    const own = upstreams.ofStore(store).map((u) => ({ id: u.id, name: u.name, forwards: 'this store' }))
+    const lrsWide = store === 0 || allows(req.credential.scopes, 'stores') ? upstreams.lrsWide().map((u) => ({ id: u.id, name: u.name, forwards: 'every store' })) : []
+    return [...lrsWide, ...own]
+  }
+  // The query's upstreams, as storage names them.
+  function chosen (req, { upstream, limit = MAX_LIST }) {
+    const list = visible(req).filter((u) => !upstream || u.name === upstream)
+    return { upstreams: list.map((u) => u.id), limit, byId: new Map(list.map((u) => [u.id, u])) }
+  }
 
-function routesOf ({ config, storage }) {
-  // named as in the metrics and dead letters; never with their credentials
-  const upstreams = config.forwardUrls.map((u) => parseUpstream(u).id)
   return [{
     method: 'get',
     path: '/forwarding/upstreams',
     operationId: 'listUpstreams',
     summary: 'The upstreams statements are forwarded to, with their queues',
-    description: 'One entry per LRS_FORWARD_URLS upstream (none when forwarding is off): the statements waiting in its outbox, ' +
-      'when the oldest of them was queued, and its dead letters.',
+    description: 'The calling credential\'s store\'s own upstreams (PUT /admin/stores/{id}, `forwardUrls`) and, for a credential of the default store or with stores/admin, ' +
+      'those of LRS_FORWARD_URLS, which get every store\'s statements: the statements waiting in each one\'s outbox, when the oldest of them was queued, and its dead letters.',
     responses: { 200: response('The upstreams.', { content: json(schema('UpstreamList')) }) },
     async handler (req, res) {
-      const list = await Promise.all(upstreams.map(async (id) => {
+      const list = await Promise.all(visible(req).map(async ({ id, name, forwards }) => {
         const { queued, oldestEnqueuedAt, deadLetters } = await storage.outbox.stats(id)
-        return { id, queued, oldestEnqueuedAt: oldestEnqueuedAt ? oldestEnqueuedAt.toISOString() : null, deadLetters }
+        return { id: name, forwards, queued, oldestEnqueuedAt: oldestEnqueuedAt ? oldestEnqueuedAt.toISOString() : null, deadLetters }
       }))
       res.json({ upstreams: list })
     }
@@ -60,32 +60,42 @@ function routesOf ({ config, storage }) {
     query: LIST,
     responses: { 200: response('The dead letters.', { content: json(schema('DeadLetterList')) }) },
     async handler (req, res, { query }) {
-      const deadLetters = await storage.outbox.listDeadLetters(listParams(query))
-      res.json({ deadLetters })
+      const params = chosen(req, query)
+      const deadLetters = params.upstreams.length ? await storage.outbox.listDeadLetters(params) : []
+      res.json({
+        deadLetters: deadLetters.map((d) => {
+          const upstream = params.byId.get(d.upstream)
+          // a store's own upstream forwards only its statements: their ids as the store knows them
+          const statementId = upstream.forwards === 'this store' ? unqualify(d.statementId) : d.statementId
+          return { ...d, id: `${upstream.name} ${statementId}`, upstream: upstream.name, forwards: upstream.forwards, statementId }
+        })
+      })
     }
   },
   deadLetterAction({
+    chosen,
     action: 'replay',
     operationId: 'replayDeadLetters',
     summary: 'Put dead letters back in the forwarding outbox',
     answer: 'How many were put back.',
     result: ['replayed', 'ReplayResult'],
-    apply: (params) => storage.outbox.replayDeadLetters(params)
+    apply: (params) => params.upstreams.length ? storage.outbox.replayDeadLetters(params) : 0
   }),
   deadLetterAction({
+    chosen,
     action: 'discard',
     operationId: 'discardDeadLetters',
     summary: 'Drop dead letters for good',
     description: 'The statements stay stored; only their forwarding to that upstream is given up. ',
     answer: 'How many were dropped.',
     result: ['discarded', 'DiscardResult'],
-    apply: (params) => storage.outbox.discardDeadLetters(params)
+    apply: (params) => params.upstreams.length ? storage.outbox.discardDeadLetters(params) : 0
   })]
 }
 
 // replay and discard: the list's parameters (also as a JSON body), a count
 // back under `result[0]`, and an audit line (dead-letters-replayed, ...).
-function deadLetterAction ({ action, operationId, summary, description = '', answer, result: [field, schemaName], apply }) {
+function deadLetterAction ({ chosen, action, operationId, summary, description = '', answer, result: [field, schemaName], apply }) {
   return {
     method: 'post',
     path: `/forwarding/dead-letters/${action}`,
@@ -96,9 +106,9 @@ function deadLetterAction ({ action, operationId, summary, description = '', ans
     body: { kind: 'parameters', description: 'The query parameters, as a JSON object (its fields win).' },
     responses: { 200: response(answer, { content: json(schema(schemaName)) }) },
     async handler (req, res, { query }) {
-      const params = listParams(query)
+      const params = chosen(req, query)
       const count = await apply(params)
-      req.log.info({ audit: `dead-letters-${field}`, upstream: params.upstream, [field]: count }, `dead letters ${field}`)
+      req.log.info({ audit: `dead-letters-${field}`, upstream: query.upstream || null, [field]: count }, `dead letters ${field}`)
       res.json({ [field]: count })
     }
   }

@@ -15,6 +15,16 @@
 const { errors } = require('../errors')
 const { json, schema, response } = require('../http/openapi-parts')
 const { storeDirectory, STORE_ID } = require('../stores/store-directory')
+const { parseUpstream, upstreamProblem, MAX_PER_STORE } = require('../forwarding/upstreams')
+
+const FORWARD_URLS = {
+  type: 'array',
+  maxItems: MAX_PER_STORE,
+  uniqueItems: true,
+  items: { type: 'string', minLength: 1, maxLength: 2000 },
+  description: `Upstream LRS endpoints (https://user:pass@host/xapi) this store's statements are forwarded to, with their ids, besides LRS_FORWARD_URLS: at most ${MAX_PER_STORE}, http or https, no query. ` +
+    'Only statements stored after the change are forwarded; [] stops, and drops what was queued for an upstream no longer listed. The credentials are kept in the database and never shown.'
+}
 
 const CREATE_BODY = {
   type: 'object',
@@ -23,16 +33,34 @@ const CREATE_BODY = {
   properties: {
     id: { type: 'string', pattern: STORE_ID, description: 'How the API names the store, for good: lower-case letters, digits and dashes.' },
     name: { type: 'string', minLength: 1, maxLength: 200, description: 'What people see; the id when omitted.' },
-    retentionDays: { type: ['integer', 'null'], minimum: 1, maximum: 36500, description: 'Statements are kept this many days after they were stored, then removed in the background (LRS_RETENTION_INTERVAL_S); null or omitted: kept for good.' }
+    retentionDays: { type: ['integer', 'null'], minimum: 1, maximum: 36500, description: 'Statements are kept this many days after they were stored, then removed in the background (LRS_RETENTION_INTERVAL_S); null or omitted: kept for good.' },
+    forwardUrls: FORWARD_URLS
   }
 }
 
 const RETENTION_DAYS = { type: ['integer', 'null'], minimum: 1, maximum: 36500, description: 'Statements are kept this many days after they were stored, then removed in the background (LRS_RETENTION_INTERVAL_S); null: kept for good.' }
-const CHANGE_BODY = { type: 'object', additionalProperties: false, minProperties: 1, properties: { name: CREATE_BODY.properties.name, retentionDays: RETENTION_DAYS } }
+const CHANGE_BODY = { type: 'object', additionalProperties: false, minProperties: 1, properties: { name: CREATE_BODY.properties.name, retentionDays: RETENTION_DAYS, forwardUrls: FORWARD_URLS } }
 const idParam = { id: { schema: { type: 'string' }, description: 'The store\'s id.' } }
 const CONFIRM = { confirm: { schema: { type: 'string', maxLength: 64 }, description: 'The store\'s id again: a deletion cannot be undone.' } }
 
-function storesRoutes ({ storage }) {
+// 400 for a URL that cannot be an upstream (the schema checks the list's shape).
+function checkUpstreams (urls) {
+  for (const [i, raw] of urls.entries()) {
+    const problem = upstreamProblem(raw)
+    if (problem) throw errors.BadRequest(`forwardUrls[${i}] ${problem}`)
+  }
+  const names = urls.map((u) => parseUpstream(u).name)
+  if (new Set(names).size !== names.length) throw errors.BadRequest('forwardUrls names one endpoint twice')
+}
+
+// Sets a store's upstreams; what was queued for those it no longer has goes.
+async function setForwarding (storage, store, urls) {
+  const keep = new Set(urls.map((u) => parseUpstream(u, store.number).id))
+  const dropUpstreams = (store.forwardUrls || []).map((u) => parseUpstream(u, store.number).id).filter((id) => !keep.has(id))
+  return storage.stores.setForwarding({ id: store.id, urls, dropUpstreams })
+}
+
+function storesRoutes ({ storage, upstreams }) {
   const directory = storeDirectory(storage)
   return [{
     method: 'get',
@@ -67,14 +95,17 @@ function storesRoutes ({ storage }) {
     description: 'A store is empty when made; give it credentials (POST /admin/credentials with `store`). 409 LRS_ERR_STORE_EXISTS for an id in use, LRS_ERR_STORE_LIMIT past the stores the engine holds (SQLite: 2,047 besides the default one).',
     body: { kind: 'json', name: 'StoreRequest', schema: CREATE_BODY },
     responses: { 201: response('Created.', { content: json(schema('Store')) }) },
-    errors: [errors.StoreExists, errors.StoreLimit],
+    errors: [errors.StoreExists, errors.StoreLimit, errors.BadRequest],
     async handler (req, res, { body }) {
+      if (body.forwardUrls) checkUpstreams(body.forwardUrls)
       const name = body.name || body.id
       const made = await storage.stores.create({ id: body.id, name })
       if (made === 'taken') throw errors.StoreExists()
       if (made === 'full') throw errors.StoreLimit('this LRS holds as many stores as its engine can (SQLite: 2,047, the default one included)')
       if (body.retentionDays) await storage.stores.setRetention({ id: body.id, days: body.retentionDays })
+      if (body.forwardUrls && body.forwardUrls.length) await setForwarding(storage, await directory.byId(body.id), body.forwardUrls)
       req.log.info({ audit: 'store-created', store: body.id }, 'store created')
+      if (body.forwardUrls && body.forwardUrls.length) await upstreams.refresh() // this worker forwards at once; the others within LRS_CREDENTIAL_POLL_MS
       res.status(201).json(await directory.describe(await directory.byId(body.id)))
     }
   }, {
@@ -82,14 +113,21 @@ function storesRoutes ({ storage }) {
     path: '/stores/:id',
     scope: 'stores',
     operationId: 'changeStore',
-    summary: 'Rename a store, or set its retention',
-    description: '`name` changes what people see (the id, which names it in the API, stays). `retentionDays` keeps its statements that many days after they were stored: older ones are removed in the background, a voided statement with its voiding statements (null: kept for good).',
+    summary: 'Rename a store, set its retention or its upstreams',
+    description: '`name` changes what people see (the id, which names it in the API, stays). `retentionDays` keeps its statements that many days after they were stored: older ones are removed in the background, a voided statement with its voiding statements (null: kept for good). ' +
+      '`forwardUrls` replaces the upstream LRSs its statements are forwarded to (every worker within LRS_CREDENTIAL_POLL_MS); GET /admin/forwarding/upstreams with a credential of the store shows their queues.',
     params: idParam,
     body: { kind: 'json', name: 'StoreChange', schema: CHANGE_BODY },
     responses: { 200: response('Changed.', { content: json(schema('Store')) }) },
-    errors: [errors.NotFound],
+    errors: [errors.NotFound, errors.BadRequest],
     async handler (req, res, { body }) {
       const { id } = req.params
+      if (body.forwardUrls !== undefined) {
+        checkUpstreams(body.forwardUrls)
+        if (!await setForwarding(storage, await directory.byId(id), body.forwardUrls)) throw errors.NotFound(`no store "${id}"`)
+        await upstreams.refresh() // this worker forwards at once; the others within LRS_CREDENTIAL_POLL_MS
+        req.log.info({ audit: 'store-forwarding', store: id, upstreams: body.forwardUrls.length }, 'store upstreams set')
+      }
       if (body.name !== undefined && !await storage.stores.rename({ id, name: body.name })) throw errors.NotFound(`no store "${id}"`)
       if (body.retentionDays !== undefined && !await storage.stores.setRetention({ id, days: body.retentionDays })) throw errors.NotFound(`no store "${id}"`)
       if (body.name !== undefined) req.log.info({ audit: 'store-renamed', store: id }, 'store renamed')

@@ -1,10 +1,11 @@
 'use strict'
 
-// Forwards stored statements to upstream LRSs. Off unless LRS_FORWARD_URLS
-// is set; then every stored statement has an outbox entry per upstream
-// (written with it, see storeBatch), and this loop, in the background of
-// each worker, reads statements back, POSTs them in batches (keeping their
-// ids, so a retry is idempotent) and removes what was delivered.
+// Forwards stored statements to upstream LRSs (upstreams.js: LRS_FORWARD_URLS
+// and each store's own). Every stored statement has an outbox entry per
+// upstream it goes to (written with it, see storeBatch), and a loop per
+// upstream, in the background of each worker, reads statements back, POSTs
+// them in batches (keeping their ids, so a retry is idempotent) and removes
+// what was delivered. Loops start and stop as stores' upstreams are set.
 //
 // What an upstream answers decides an entry's fate:
 //   2xx                        delivered: removed
@@ -26,23 +27,15 @@ const BACKOFF_MAX_MS = 60000
 // belongs to a request that failed (409) or died before its write: dropped.
 const ORPHAN_AGE_MS = 5 * 60 * 1000
 const RETRYABLE = new Set([408, 429])
-
-function parseUpstream (raw) {
-  const url = new URL(raw)
-  const auth = url.username ? 'Basic ' + Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64') : null
-  url.username = ''
-  url.password = ''
-  const base = url.toString().replace(/\/+$/, '')
-  return { id: base.replace(/^[a-z]+:\/\//i, ''), endpoint: base + '/statements', auth }
-}
+// How often the set of upstreams is compared with the loops running.
+const SUPERVISE_MS = 1000
 
 class RetryLater extends Error {}
 
-function createForwarder ({ urls, timeoutMs, outbox, statements, logger }) {
-  const upstreams = urls.map(parseUpstream)
+function createForwarder ({ upstreams, timeoutMs, outbox, statements, logger }) {
   const leaseMs = 2 * timeoutMs
   let stopped = false
-  const loops = []
+  const loops = new Map() // upstream id -> { upstream, gone, done }
 
   async function send (upstream, version, texts) {
     let res
@@ -114,9 +107,9 @@ function createForwarder ({ urls, timeoutMs, outbox, statements, logger }) {
     return leased.length
   }
 
-  async function loop (upstream) {
+  async function loop (upstream, running) {
     let backoff = 0
-    while (!stopped) {
+    while (!stopped && !running.gone) {
       let sent = 0
       try {
         sent = await deliver(upstream)
@@ -138,18 +131,43 @@ function createForwarder ({ urls, timeoutMs, outbox, statements, logger }) {
     })
   }
 
+  // One loop per current upstream; one whose upstream was removed (or
+  // changed its credentials: same id, another Authorization) ends.
+  function supervise () {
+    const now = new Map(upstreams.all().map((u) => [u.id, u]))
+    for (const [id, running] of loops) {
+      const current = now.get(id)
+      if (!current || current.auth !== running.upstream.auth) {
+        running.gone = true
+        loops.delete(id)
+        ended.add(running.done)
+        running.done.finally(() => ended.delete(running.done))
+      }
+    }
+    for (const [id, upstream] of now) {
+      if (loops.has(id)) continue
+      const running = { upstream, gone: false }
+      running.done = loop(upstream, running)
+      loops.set(id, running)
+    }
+  }
+
+  let timer = null
+  const ended = new Set() // loops told to end, until they have
   return {
-    upstreamIds: upstreams.map((u) => u.id),
     start () {
-      for (const upstream of upstreams) loops.push(loop(upstream))
+      supervise()
+      timer = setInterval(supervise, SUPERVISE_MS)
+      timer.unref()
     },
     async stop () {
       stopped = true
+      clearInterval(timer)
       for (const wake of sleeping) wake()
       sleeping = new Set()
-      await Promise.allSettled(loops)
+      await Promise.allSettled([...loops.values()].map((r) => r.done).concat([...ended]))
     }
   }
 }
 
-module.exports = { createForwarder, parseUpstream }
+module.exports = { createForwarder }

@@ -269,13 +269,14 @@ function schemas () {
       name: { type: 'string' },
       createdAt: { type: ['string', 'null'], format: 'date-time' },
       retentionDays: { type: ['integer', 'null'], description: 'Its statements are kept this many days after they were stored; null: for good.' },
+      forwardTo: { type: 'array', items: { type: 'string' }, description: 'The upstream LRSs its statements are forwarded to (its own, besides LRS_FORWARD_URLS), without their credentials.' },
       statements: { type: 'integer', minimum: 0, description: 'Statements stored in it, voided ones included.' },
       documents: { type: 'integer', minimum: 0, description: 'State, Activity Profile and Agent Profile documents.' },
       documentBytes: { type: 'integer', minimum: 0, description: 'Their contents\' bytes (on MongoDB, of documents written since version 12 of this LRS).' },
       attachments: { type: 'integer', minimum: 0, description: 'Attachment contents (each stored once, however many statements use it).' },
       attachmentBytes: { type: 'integer', minimum: 0 },
       credentials: { type: 'integer', minimum: 0, description: 'Credentials that belong to it.' }
-    }, ['id', 'name', 'createdAt', 'retentionDays', 'statements', 'documents', 'documentBytes', 'attachments', 'attachmentBytes', 'credentials']),
+    }, ['id', 'name', 'createdAt', 'retentionDays', 'forwardTo', 'statements', 'documents', 'documentBytes', 'attachments', 'attachmentBytes', 'credentials']),
     StatementDeletion: object({
       range: object({ since: { type: ['string', 'null'], format: 'date-time' }, until: DATE_TIME }, ['since', 'until']),
       removed: object(Object.fromEntries(['statements', 'attachments', 'forwardingEntries'].map((k) => [k, { type: 'integer', minimum: 0 }])), ['statements', 'attachments', 'forwardingEntries'])
@@ -315,12 +316,13 @@ function schemas () {
     DeadLetter: object({
       id: { type: 'string' },
       upstream: { type: 'string' },
-      statementId: UUID,
+      forwards: { type: 'string', enum: ['this store', 'every store'], description: 'Whose statements it gets: the store\'s own upstream, or one of LRS_FORWARD_URLS (every store\'s statements).' },
+      statementId: { type: 'string', description: 'The statement\'s id; for an LRS-wide upstream, a statement of another store than the default one is named `s<n>|<id>`.' },
       enqueuedAt: DATE_TIME,
       status: { type: 'integer', description: 'The HTTP status the upstream answered.' },
       reason: { type: 'string', description: 'The start of the upstream\'s answer.' },
       failedAt: DATE_TIME
-    }, ['id', 'upstream', 'statementId', 'enqueuedAt', 'status', 'reason', 'failedAt']),
+    }, ['id', 'upstream', 'forwards', 'statementId', 'enqueuedAt', 'status', 'reason', 'failedAt']),
     DeadLetterList: object({ deadLetters: { type: 'array', items: schema('DeadLetter') } }, ['deadLetters']),
     ReplayResult: object({ replayed: { type: 'integer', minimum: 0 } }, ['replayed']),
     DiscardResult: object({ discarded: { type: 'integer', minimum: 0 } }, ['discarded']),
@@ -345,10 +347,11 @@ function schemas () {
         type: 'array',
         items: object({
           id: { type: 'string', description: 'The upstream, as named in the metrics and dead letters (no credentials).' },
+          forwards: { type: 'string', enum: ['this store', 'every store'], description: 'Whose statements it gets: the store\'s own upstream, or one of LRS_FORWARD_URLS (every store\'s statements).' },
           queued: { type: 'integer', minimum: 0, description: 'Statements waiting in its outbox.' },
           oldestEnqueuedAt: { ...DATE_TIME, type: ['string', 'null'] },
           deadLetters: { type: 'integer', minimum: 0 }
-        }, ['id', 'queued', 'oldestEnqueuedAt', 'deadLetters'])
+        }, ['id', 'forwards', 'queued', 'oldestEnqueuedAt', 'deadLetters'])
       }
     }, ['upstreams'])
   }

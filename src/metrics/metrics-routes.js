@@ -3,32 +3,34 @@
 // GET /metrics: Prometheus text format, cluster-wide (cluster-metrics.js),
 // for credentials with the `metrics` scope (or `admin`). The forwarding outbox figures are
 // read from the store by the answering worker: they are the store's, not a
-// worker's.
+// worker's. One series per upstream: LRS_FORWARD_URLS's (no `store`
+// label) and each store's own (at most 5 a store, labelled with its id).
 
 const client = require('prom-client')
 const { response } = require('../http/openapi-parts')
-const { parseUpstream } = require('../forwarding/forwarder')
 
 function outboxRegistry (storage, upstreams) {
+  const labelNames = ['upstream', 'store']
   const registry = new client.Registry()
   const registers = [registry]
-  const queued = new client.Gauge({ name: 'lrs_forward_outbox_entries', help: 'Statements waiting to be forwarded, per upstream.', labelNames: ['upstream'], registers })
-  const age = new client.Gauge({ name: 'lrs_forward_outbox_oldest_age_seconds', help: 'Age of the oldest statement waiting to be forwarded, per upstream (0 when none).', labelNames: ['upstream'], registers })
-  const dead = new client.Gauge({ name: 'lrs_forward_dead_letters', help: 'Statements an upstream refused for good (see /admin/forwarding/dead-letters), per upstream.', labelNames: ['upstream'], registers })
+  const queued = new client.Gauge({ name: 'lrs_forward_outbox_entries', help: 'Statements waiting to be forwarded, per upstream.', labelNames, registers })
+  const age = new client.Gauge({ name: 'lrs_forward_outbox_oldest_age_seconds', help: 'Age of the oldest statement waiting to be forwarded, per upstream (0 when none).', labelNames, registers })
+  const dead = new client.Gauge({ name: 'lrs_forward_dead_letters', help: 'Statements an upstream refused for good (see /admin/forwarding/dead-letters), per upstream.', labelNames, registers })
   return async function collect () {
     const now = Date.now()
-    for (const upstream of upstreams) {
-      const s = await storage.outbox.stats(upstream)
-      queued.set({ upstream }, s.queued)
-      age.set({ upstream }, s.oldestEnqueuedAt ? (now - s.oldestEnqueuedAt.getTime()) / 1000 : 0)
-      dead.set({ upstream }, s.deadLetters)
+    for (const gauge of [queued, age, dead]) gauge.reset() // an upstream removed since goes
+    for (const upstream of upstreams.all()) {
+      const s = await storage.outbox.stats(upstream.id)
+      const labels = upstream.storeId ? { upstream: upstream.name, store: upstream.storeId } : { upstream: upstream.name }
+      queued.set(labels, s.queued)
+      age.set(labels, s.oldestEnqueuedAt ? (now - s.oldestEnqueuedAt.getTime()) / 1000 : 0)
+      dead.set(labels, s.deadLetters)
     }
     return registry
   }
 }
 
-function metricsRoutes ({ config, storage, clusterMetrics }) {
-  const upstreams = config.forwardUrls.map((u) => parseUpstream(u).id)
+function metricsRoutes ({ storage, clusterMetrics, upstreams }) {
   const outbox = outboxRegistry(storage, upstreams)
   return [{
     method: 'get',
@@ -39,7 +41,7 @@ function metricsRoutes ({ config, storage, clusterMetrics }) {
     scope: 'metrics',
     responses: { 200: response('Prometheus text exposition format.', { content: { 'text/plain; version=0.0.4': { schema: { type: 'string' } } } }) },
     async handler (req, res) {
-      const text = await clusterMetrics.render(upstreams.length ? [await outbox()] : [])
+      const text = await clusterMetrics.render(upstreams.all().length ? [await outbox()] : [])
       res.type(clusterMetrics.contentType).send(text)
     }
   }]

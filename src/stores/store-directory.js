@@ -4,6 +4,7 @@
 // API asks rarely; a worker keeps nothing that could go stale).
 
 const { errors } = require('../errors')
+const { parseUpstream } = require('../forwarding/upstreams')
 
 // A store's id: how the API names it, for good.
 const STORE_ID = '^[a-z0-9][a-z0-9-]{0,62}$'
@@ -12,9 +13,18 @@ function storeDirectory (storage) {
   async function describeAll (stores) {
     const perStore = new Map()
     for (const c of await storage.credentials.all()) perStore.set(c.store || 0, (perStore.get(c.store || 0) || 0) + 1)
-    return Promise.all(stores.map(async ({ number, id, name, createdAt, retentionDays = null }) => {
+    return Promise.all(stores.map(async ({ number, id, name, createdAt, retentionDays = null, forwardUrls = [] }) => {
       const [statements, holdings] = await Promise.all([storage.statements.count({ store: number }), storage.stores.holdings(number)])
-      return { id, name, createdAt: createdAt ? new Date(createdAt).toISOString() : null, retentionDays: retentionDays || null, statements, ...holdings, credentials: perStore.get(number) || 0 }
+      return {
+        id,
+        name,
+        createdAt: createdAt ? new Date(createdAt).toISOString() : null,
+        retentionDays: retentionDays || null,
+        forwardTo: forwardUrls.map((u) => parseUpstream(u).shown), // never their credentials
+        statements,
+        ...holdings,
+        credentials: perStore.get(number) || 0
+      }
     }))
   }
   return {

@@ -170,7 +170,7 @@ test('a term made by a write that fails is forgotten with it: the next new term 
     const id = crypto.randomUUID()
     return { id, body: body === undefined ? packBody(JSON.stringify({ id })) : body, voiding: false, ref: null, timestampFromStored: false, attachments: [], terms: { registration: false, all: [verb, 'u:test-authority', 'a:test-actor'] } }
   }
-  const store1 = (r) => client.call('storeBatch', [[r]], { storedMs: Date.now(), forwardTo: [], same: [[]] })
+  const store1 = (r) => client.call('storeBatch', [[r]], { storedMs: Date.now(), forwardTo: null, same: [[]] })
   const undone = 'v:http://example.com/verbs/undone'
   const other = 'v:http://example.com/verbs/other'
   // a record the statements table refuses (no body): its write fails after its terms were made

@@ -83,7 +83,7 @@ test('a deleted store is gone at once and purged after; the other stores keep al
 
   const preview = await lrs.http('/admin/stores/acme')
   assert.equal(preview.status, 200, preview.text)
-  assert.deepEqual({ ...preview.json, createdAt: null }, { id: 'acme', name: 'acme', createdAt: null, retentionDays: null, statements: 6, documents: 3, documentBytes: preview.json.documentBytes, attachments: 1, attachmentBytes: shared.content.length, credentials: 1 })
+  assert.deepEqual({ ...preview.json, createdAt: null }, { id: 'acme', name: 'acme', createdAt: null, retentionDays: null, forwardTo: [], statements: 6, documents: 3, documentBytes: preview.json.documentBytes, attachments: 1, attachmentBytes: shared.content.length, credentials: 1 })
   assert.ok(preview.json.documentBytes > 0)
 
   const ACME = 1 // the first store made takes number 1 (store-keys.js)

@@ -193,8 +193,8 @@ test('a store\'s admin sees and manages its own store only; stores/admin manages
   assert.equal((await lrs.http('/admin/overview')).json.total, 1)
   const exported = (await acmeAdmin('/admin/statements/export')).text.trim().split('\n')
   assert.equal(exported.length, 2)
-  // forwarding is the whole LRS's
-  assert.equal((await acmeAdmin('/admin/forwarding/upstreams')).status, 403)
+  // forwarding: only its own upstreams (none here), never the LRS-wide ones
+  assert.deepEqual((await acmeAdmin('/admin/forwarding/upstreams')).json, { upstreams: [] })
 
   // erasure in acme leaves the learner's statements in the default store
   const erased = await acmeAdmin(`/admin/agents?agent=${encodeURIComponent(JSON.stringify(learner))}`, { method: 'DELETE' })

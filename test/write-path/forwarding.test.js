@@ -2,7 +2,6 @@
 
 const { test } = require('node:test')
 const assert = require('node:assert/strict')
-const http = require('node:http')
 const fs = require('node:fs')
 const path = require('node:path')
 const crypto = require('node:crypto')
@@ -10,34 +9,10 @@ const { spawn } = require('node:child_process')
 const { startLrs, freshStore, ADMIN, basic } = require('../helpers/lrs')
 const { statement } = require('../helpers/statements')
 const { freePort } = require('../../tools/free-port')
-const { parseUpstream } = require('../../src/forwarding/forwarder')
+const { upstreamLrs } = require('../helpers/upstream-lrs')
 const { until } = require('../helpers/wait')
 
-// A minimal upstream LRS that records what it receives. `answer(list)`
-// decides the status for a POSTed list (default 200).
-function upstream (answer = () => 200) {
-  const received = []
-  const requests = []
-  const server = http.createServer((req, res) => {
-    let body = ''
-    req.on('data', (c) => { body += c })
-    req.on('end', () => {
-      const list = JSON.parse(body)
-      const status = server.answer(list)
-      requests.push({ url: req.url, auth: req.headers.authorization, version: req.headers['x-experience-api-version'], ids: list.map((s) => s.id), status })
-      res.statusCode = status
-      if (status !== 200) return res.end('{"error":true}')
-      received.push(...list)
-      res.setHeader('Content-Type', 'application/json')
-      res.end(JSON.stringify(list.map((s) => s.id)))
-    })
-  })
-  server.answer = answer
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => {
-    const url = `http://fwd:pw@127.0.0.1:${server.address().port}/xapi`
-    resolve({ server, received, requests, url, id: parseUpstream(url).id })
-  }))
-}
+const upstream = upstreamLrs
 
 async function forwardingLrs (t, up, env = {}) {
   t.after(() => up.server.close())
@@ -127,7 +102,7 @@ test('an upstream 409 is resolved per statement: the rest of the batch is delive
   assert.equal(res.status, 200)
   const delivered = res.json.filter((id) => id !== poison)
   assert.ok(await until(() => delivered.every((id) => up.received.some((s) => s.id === id))), 'the other statements are delivered')
-  assert.ok(await until(async () => (await lrs.storage.outbox.listDeadLetters({ upstream: up.id, limit: 10 })).some((d) => d.statementId === poison && d.status === 409)))
+  assert.ok(await until(async () => (await lrs.storage.outbox.listDeadLetters({ upstreams: [up.id], limit: 10 })).some((d) => d.statementId === poison && d.status === 409)))
   assert.ok(await until(async () => (await lrs.storage.outbox.stats(up.id)).queued === 0))
 })
 

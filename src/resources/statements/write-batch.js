@@ -18,8 +18,10 @@ const { unqualify } = require('../../stores/store-keys')
 
 const MAX_RESTAMPS = 3
 
-function createBatchWriter ({ statements, sameStatement, forwardTo, marginMs, logger, hooks = {} }) {
+// `upstreams`: where statements are forwarded (src/forwarding/upstreams.js).
+function createBatchWriter ({ statements, sameStatement, upstreams, marginMs, logger, hooks = {} }) {
   return async function writeBatch (groups) {
+    const forwardTo = await upstreams.forwardTo().catch((err) => { throw errors.DatabaseUnavailable(undefined, { cause: err }) })
     let stored = new Date()
     if (hooks.beforeStore) await hooks.beforeStore(groups.flat().map((r) => unqualify(r.id)))
     const { failed, inserted } = await statements.storeBatch(groups, { stored, sameStatement, forwardTo })

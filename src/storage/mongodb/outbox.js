@@ -35,10 +35,10 @@ function outboxRepository (db, { queryTimeoutMs, isFerret, locks }) {
 
   const toEntry = (r) => ({ id: r._id, upstream: r.upstream, statementId: r.statementId, enqueuedAt: r.enqueuedAt })
 
-  // Removes up to `limit` dead letters (of `upstream`, or of all when null),
-  // awaiting `each(row)` for each first; returns how many.
-  async function takeDeadLetters ({ upstream, limit }, each = async () => {}) {
-    const rows = await dead.find(upstream ? { upstream } : {}, { projection: { upstream: 1, statementId: 1 }, limit, ...read }).toArray()
+  // Removes up to `limit` dead letters of `upstreams` (ids), awaiting
+  // `each(row)` for each first; returns how many.
+  async function takeDeadLetters ({ upstreams, limit }, each = async () => {}) {
+    const rows = await dead.find({ upstream: { $in: upstreams } }, { projection: { upstream: 1, statementId: 1 }, limit, ...read }).toArray()
     for (const r of rows) await each(r)
     await deadById.deleteMany(rows.map((r) => r._id))
     return rows.length
@@ -69,9 +69,9 @@ function outboxRepository (db, { queryTimeoutMs, isFerret, locks }) {
       await insertManyReportingDuplicates(dead, list.map((e) => ({ _id: e.id, upstream: e.upstream, statementId: e.statementId, enqueuedAt: e.enqueuedAt, status, reason, failedAt })))
       await entries.deleteMany(list.map((e) => e.id))
     },
-    async listDeadLetters ({ upstream, limit }) {
-      const filter = upstream ? { upstream } : {}
-      const rows = await dead.find(filter, { sort: { _id: 1 }, limit, ...read }).toArray()
+    // Up to `limit` dead letters of `upstreams` (ids), by upstream and statement.
+    async listDeadLetters ({ upstreams, limit }) {
+      const rows = await dead.find({ upstream: { $in: upstreams } }, { sort: { _id: 1 }, limit, ...read }).toArray()
       return rows.map((r) => ({ ...toEntry(r), status: r.status, reason: r.reason, failedAt: r.failedAt }))
     },
     // Puts dead letters back in the outbox. Returns how many.

@@ -41,6 +41,7 @@ const { insertManyReportingDuplicates, onlyDuplicateKeyErrors } = require('./ins
 const { statementFilter, matchFilter, storeFilter } = require('./statement-filter')
 const { qualify, qualifyAll, unqualify, storeOf } = require('../../stores/store-keys')
 const { byId } = require('./by-id')
+const { upstreamsFor } = require('../../forwarding/upstreams')
 
 const MAX_SETTLE_ROUNDS = 10
 const ROW_PROJECTION = { body: 1, stored: 1, ts: 1 }
@@ -180,20 +181,35 @@ function statementsRepository (db, { queryTimeoutMs, isFerret, locks, hooks, out
     return failed
   }
 
+  // Outbox entries for `entries` ({ record, doc }), grouped by the
+  // upstreams their stores forward to.
+  async function enqueueForwarding (forwardTo, entries) {
+    if (!forwardTo) return
+    const byUpstreams = new Map()
+    for (const { record, doc } of entries) {
+      const upstreams = upstreamsFor(forwardTo, record.store)
+      if (!upstreams.length) continue
+      const key = upstreams.join(' ') // ids have no spaces (outbox entry ids are "<upstream> <statement>")
+      if (!byUpstreams.has(key)) byUpstreams.set(key, { upstreams, ids: [] })
+      byUpstreams.get(key).ids.push(doc._id)
+    }
+    for (const { upstreams, ids } of byUpstreams.values()) await outbox.enqueue(upstreams, ids)
+  }
+
   return {
     // Stores the statements of several requests (groups of records) in one
     // write, each request all or nothing. Returns `failed`, Map(group index
     // -> id of the statement that conflicts with a stored one), and
     // `inserted`, the ids this batch stored (not those already there).
-    // `forwardTo`: upstream ids whose outbox gets an entry per statement,
-    // written first, so an entry exists whenever its statement does (the
+    // `forwardTo`: where each store's statements are forwarded
+    // (src/forwarding/upstreams.js); their outbox entries are written first, so an entry exists whenever its statement does (the
     // forwarder drops entries whose statement never appeared).
-    async storeBatch (groups, { stored, sameStatement, forwardTo = [] }) {
+    async storeBatch (groups, { stored, sameStatement, forwardTo = null }) {
       const w = crypto.randomUUID()
       const entries = []
       groups.forEach((records, group) => { for (const record of records) entries.push({ record, group, doc: toDoc(record, stored, w) }) })
       const docs = entries.map((e) => e.doc)
-      if (forwardTo.length) await outbox.enqueue(forwardTo, docs.map((d) => d._id))
+      await enqueueForwarding(forwardTo, entries)
       const { taken, replaced } = await insert(docs)
       const takenSet = new Set(taken)
       const written = new Set(docs.filter((d) => !takenSet.has(d._id)).map((d) => d._id))
@@ -211,9 +227,9 @@ function statementsRepository (db, { queryTimeoutMs, isFerret, locks, hooks, out
     // Statements with the `stored` each record carries (import); returns the
     // ids that were stored already. Written without the batch token (no
     // request will remove them).
-    async insertStored (records, { forwardTo = [] } = {}) {
+    async insertStored (records, { forwardTo = null } = {}) {
       const docs = records.map((r) => ({ ...toDoc(r, r.stored, undefined), w: undefined }))
-      if (forwardTo.length) await outbox.enqueue(forwardTo, docs.map((d) => d._id))
+      await enqueueForwarding(forwardTo, records.map((record, i) => ({ record, doc: docs[i] })))
       const { taken } = await insert(docs)
       const existing = new Set(taken)
       await applyReferences(records.filter((r) => !existing.has(r.id)))

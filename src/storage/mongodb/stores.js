@@ -10,8 +10,9 @@
 const { insertManyReportingDuplicates } = require('./insert-many')
 const { credentialsChanged } = require('./credentials')
 const { qualify, deletedId, formerId } = require('../../stores/store-keys')
+const { storeUpstreamPrefix } = require('../../forwarding/upstreams')
 
-const DEFAULT = { number: 0, id: 'default', name: 'Default store', createdAt: null, retentionDays: null }
+const DEFAULT = { number: 0, id: 'default', name: 'Default store', createdAt: null, retentionDays: null, forwardUrls: [] }
 const COUNTER = 'store_numbers'
 const LIVE = { deletedAt: { $exists: false } }
 
@@ -57,6 +58,20 @@ function storesRepository (db, { queryTimeoutMs }) {
       const { matchedCount } = await col.updateOne({ _id: id, ...LIVE }, update)
       return matchedCount === 1
     },
+    // The upstreams its statements are forwarded to (src/forwarding/upstreams.js;
+    // [] for none), the queued entries and dead letters of `dropUpstreams`
+    // removed. false when there is no such store.
+    async setForwarding ({ id, urls, dropUpstreams }) {
+      const update = urls.length ? { $set: { forwardUrls: urls } } : { $unset: { forwardUrls: '' } }
+      if (id === DEFAULT.id) await col.updateOne({ _id: id }, { ...update, $setOnInsert: { number: 0, name: DEFAULT.name, createdAt: null } }, { upsert: true })
+      else if ((await col.updateOne({ _id: id, ...LIVE }, update)).matchedCount !== 1) return false
+      if (dropUpstreams.length) {
+        const filter = { upstream: { $in: dropUpstreams } }
+        await Promise.all([db.collection('forward_outbox').deleteMany(filter), db.collection('forward_dead_letters').deleteMany(filter)])
+      }
+      await credentialsChanged(db)
+      return true
+    },
     // Gone at once for every request, its credentials with it; its data is
     // purged after (store-purge.js). false: no such store, or the default
     // one. The deleted store's document is written before the live one
@@ -66,14 +81,18 @@ function storesRepository (db, { queryTimeoutMs }) {
       if (id === DEFAULT.id) return false
       const store = await col.findOne({ _id: id, ...LIVE }, read)
       if (!store) return false
-      await insertManyReportingDuplicates(col, [{ ...store, _id: deletedId(store.number, id), deletedAt: new Date() }])
+      const { forwardUrls, ...kept } = store
+      await insertManyReportingDuplicates(col, [{ ...kept, _id: deletedId(store.number, id), deletedAt: new Date() }])
       await db.collection('credentials').deleteMany({ store: store.number })
+      // its own upstreams' entries (the LRS-wide ones' go as the forwarder finds their statements gone)
+      const own = { upstream: { $gte: storeUpstreamPrefix(store.number), $lt: storeUpstreamPrefix(store.number).slice(0, -1) + '}' } }
+      await Promise.all([db.collection('forward_outbox').deleteMany(own), db.collection('forward_dead_letters').deleteMany(own)])
       await credentialsChanged(db)
       const { deletedCount } = await col.deleteOne({ _id: id })
       return deletedCount === 1
     },
     async all () {
-      const rows = (await col.find(LIVE, read).sort({ number: 1 }).toArray()).map((r) => ({ number: r.number, id: r._id, name: r.name, createdAt: r.createdAt, retentionDays: r.retentionDays ?? null }))
+      const rows = (await col.find(LIVE, read).sort({ number: 1 }).toArray()).map((r) => ({ number: r.number, id: r._id, name: r.name, createdAt: r.createdAt, retentionDays: r.retentionDays ?? null, forwardUrls: r.forwardUrls || [] }))
       return rows.some((r) => r.number === 0) ? rows : [DEFAULT, ...rows]
     },
     // Deleted stores whose data is still being purged.

@@ -28,10 +28,11 @@ function outboxRepository (db, { writer }) {
     async deadLetter (entries, { status, reason }) {
       if (entries.length) await writer.call('outboxDeadLetter', entries.map(fromEntry), { status, reason })
     },
-    async listDeadLetters ({ upstream, limit }) {
-      const rows = upstream
-        ? db.prepare('SELECT * FROM forward_dead_letters WHERE upstream = ? ORDER BY statement_id LIMIT ?').all(upstream, limit)
-        : db.prepare('SELECT * FROM forward_dead_letters ORDER BY upstream, statement_id LIMIT ?').all(limit)
+    // Up to `limit` dead letters of `upstreams` (ids), by upstream and statement.
+    async listDeadLetters ({ upstreams, limit }) {
+      const select = db.prepare('SELECT * FROM forward_dead_letters WHERE upstream = ? ORDER BY statement_id LIMIT ?')
+      const rows = []
+      for (const upstream of [...upstreams].sort()) rows.push(...select.all(upstream, limit - rows.length))
       return rows.map((r) => ({
         ...toEntry({ upstream: r.upstream, statementId: blobToId(r.statement_id), enqueuedAt: r.enqueued_at }),
         status: r.status,
@@ -39,9 +40,9 @@ function outboxRepository (db, { writer }) {
         failedAt: new Date(r.failed_at)
       }))
     },
-    replayDeadLetters: ({ upstream, limit }) => writer.call('outboxReplay', { upstream, limit }),
+    replayDeadLetters: ({ upstreams, limit }) => writer.call('outboxReplay', { upstreams, limit }),
     // Drops dead letters for good (the statements stay stored). Returns how many.
-    discardDeadLetters: ({ upstream, limit }) => writer.call('outboxDiscard', { upstream, limit }),
+    discardDeadLetters: ({ upstreams, limit }) => writer.call('outboxDiscard', { upstreams, limit }),
     // For /metrics: entries waiting, the oldest one's age, dead letters.
     async stats (upstream) {
       const queued = db.prepare('SELECT count(*) AS n, min(enqueued_at) AS oldest FROM forward_outbox WHERE upstream = ?').get(upstream)

@@ -284,7 +284,8 @@ CREATE TABLE IF NOT EXISTS stores (
   deleted_at INTEGER,
   purged_at INTEGER,
   purge_terms TEXT,
-  retention_days INTEGER -- keep statements this many days after \`stored\` (src/stores/retention.js); NULL: for good
+  retention_days INTEGER, -- keep statements this many days after \`stored\` (src/stores/retention.js); NULL: for good
+  forward_urls TEXT -- JSON: the upstreams its statements are forwarded to (src/forwarding/upstreams.js); NULL: none
 );
 
 CREATE TABLE IF NOT EXISTS settings (
@@ -538,6 +539,8 @@ function ensureSchema (db) {
   // version 12: deleting stores
   if (!columns.all('stores').includes('deleted_at')) db.exec('ALTER TABLE stores ADD COLUMN deleted_at INTEGER; ALTER TABLE stores ADD COLUMN purged_at INTEGER; ALTER TABLE stores ADD COLUMN purge_terms TEXT; ALTER TABLE stores ADD COLUMN retention_days INTEGER')
   if (!columns.all('documents').includes('store')) addDocumentStores(db)
+  // a store's own upstreams: a column an older LRS ignores (it forwards none of them), so no new version
+  if (!columns.all('stores').includes('forward_urls')) db.exec('ALTER TABLE stores ADD COLUMN forward_urls TEXT')
   if (!columns.all('index_journal').includes('purge')) db.exec('ALTER TABLE index_journal ADD COLUMN purge TEXT')
   // VERB_IN_TERM_ROWS: NULL in the rows written before, and in those an older LRS writes (it ignores the column).
   for (const table of TERM_TABLES) if (!columns.all(table).includes('verb')) db.exec(`ALTER TABLE ${table} ADD COLUMN verb INTEGER`)

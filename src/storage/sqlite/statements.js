@@ -128,7 +128,7 @@ function statementsRepository (db, { writer }) {
   }
 
   return {
-    async storeBatch (groups, { stored, sameStatement, forwardTo = [] }) {
+    async storeBatch (groups, { stored, sameStatement, forwardTo = null }) {
       const failed = new Map()
       const inserted = []
       const same = groups.map(() => [])
@@ -158,7 +158,7 @@ function statementsRepository (db, { writer }) {
 
     // Statements with the `stored` each record carries (import); returns the
     // ids that were stored already.
-    async insertStored (records, { forwardTo = [] } = {}) {
+    async insertStored (records, { forwardTo = null } = {}) {
       return writer.call('insertStored', records.map((r) => forWriter(r, knownTerms, r.stored.getTime())), { forwardTo })
     },
 

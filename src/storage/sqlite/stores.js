@@ -10,7 +10,7 @@ const { qualify, formerId } = require('../../stores/store-keys')
 const LIVE = 'deleted_at IS NULL'
 
 function storesRepository (db, { writer }) {
-  const all = db.prepare(`SELECT number, id, name, created_at, retention_days FROM stores WHERE ${LIVE} ORDER BY number`)
+  const all = db.prepare(`SELECT number, id, name, created_at, retention_days, forward_urls FROM stores WHERE ${LIVE} ORDER BY number`)
   const deleting = db.prepare('SELECT number, id, name, deleted_at FROM stores WHERE deleted_at IS NOT NULL AND purged_at IS NULL ORDER BY number')
   const documents = db.prepare('SELECT count(*) AS n, coalesce(sum(length(content)), 0) AS bytes FROM documents WHERE store IS ?')
   const attachmentsOf = db.prepare('SELECT count(*) AS n, coalesce(sum(length), 0) AS bytes FROM attachments WHERE sha2 > ? AND sha2 < ?')
@@ -27,8 +27,12 @@ function storesRepository (db, { writer }) {
     // is purged after, in the background. false: no such store, or the
     // default one.
     remove: ({ id }) => writer.call('storeDelete', { id }),
+    // The upstreams its statements are forwarded to (src/forwarding/upstreams.js;
+    // [] for none), their queued entries and dead letters of `dropUpstreams`
+    // removed. false when there is no such store.
+    setForwarding: ({ id, urls, dropUpstreams }) => writer.call('storeForwarding', { id, urls, dropUpstreams }),
     async all () {
-      return all.all().map((r) => ({ number: r.number, id: r.id, name: r.name, createdAt: new Date(r.created_at), retentionDays: r.retention_days }))
+      return all.all().map((r) => ({ number: r.number, id: r.id, name: r.name, createdAt: new Date(r.created_at), retentionDays: r.retention_days, forwardUrls: r.forward_urls ? JSON.parse(r.forward_urls) : [] }))
     },
     // Deleted stores whose data is still being purged.
     async deleting () {

@@ -10,6 +10,7 @@ const { indexMerges } = require('./index-merges')
 const { idToBlob, blobToId, storeSuffix } = require('./ids')
 const { termIn, plainTermId, STORE_SPAN, STORE_TERM } = require('./store-terms')
 const { qualify, deletedId } = require('../../stores/store-keys')
+const { upstreamsFor, storeUpstreamPrefix } = require('../../forwarding/upstreams')
 const { firstSeqOf, lastSeqOf, storedMsOf } = require('./seq')
 const { LEVELS, RECENT_BUFFERS, DICT_TABLES, TERM_TABLES, SEQ_OF_ID, HOUR_MS, COUNTED_KINDS } = require('./schema')
 
@@ -358,7 +359,7 @@ function writeOps (db) {
       pairs.seqs.push(seq)
       pairs.verbs.push(t.verb)
     }
-    for (const upstream of forwardTo) insertOutbox.run(upstream, id, now)
+    for (const upstream of upstreamsFor(forwardTo, r.store)) insertOutbox.run(upstream, id, now)
   }
 
   // Where the last statement of a full millisecond went (insertStored), so
@@ -372,12 +373,12 @@ function writeOps (db) {
     spilledTo.set(from, to)
   }
 
-  // Removes up to `limit` dead letters (of `upstream`, or of all when null),
-  // calling `each(row)` for each before it goes; returns how many.
-  function takeDeadLetters ({ upstream, limit }, each = () => {}) {
-    const rows = upstream === null
-      ? db.prepare('SELECT upstream, statement_id FROM forward_dead_letters LIMIT ?').all(limit)
-      : db.prepare('SELECT upstream, statement_id FROM forward_dead_letters WHERE upstream = ? LIMIT ?').all(upstream, limit)
+  // Removes up to `limit` dead letters of `upstreams` (ids), calling
+  // `each(row)` for each before it goes; returns how many.
+  function takeDeadLetters ({ upstreams, limit }, each = () => {}) {
+    const select = db.prepare('SELECT upstream, statement_id FROM forward_dead_letters WHERE upstream = ? LIMIT ?')
+    const rows = []
+    for (const upstream of upstreams) rows.push(...select.all(upstream, limit - rows.length))
     const remove = db.prepare('DELETE FROM forward_dead_letters WHERE upstream = ? AND statement_id = ?')
     for (const r of rows) {
       each(r)
@@ -661,6 +662,19 @@ function writeOps (db) {
       return true
     },
 
+    // false when there is no such store; `urls` [] for none. Workers read
+    // them again when the change mark moves (upstreams.js).
+    storeForwarding ({ id, urls, dropUpstreams }) {
+      const changed = db.prepare('UPDATE stores SET forward_urls = ? WHERE id = ? AND deleted_at IS NULL').run(urls.length ? JSON.stringify(urls) : null, id).changes === 1
+      if (!changed) return false
+      for (const upstream of dropUpstreams) {
+        db.prepare('DELETE FROM forward_outbox WHERE upstream = ?').run(upstream)
+        db.prepare('DELETE FROM forward_dead_letters WHERE upstream = ?').run(upstream)
+      }
+      credentialsChanged()
+      return true
+    },
+
     // false when there is no such store
     storeRename ({ id, name }) {
       return db.prepare('UPDATE stores SET name = ? WHERE id = ?').run(name, id).changes === 1
@@ -714,8 +728,12 @@ function writeOps (db) {
     storeDelete ({ id }) {
       const store = db.prepare('SELECT number FROM stores WHERE id = ? AND deleted_at IS NULL AND number > 0').get(id)
       if (!store) return false
-      db.prepare('UPDATE stores SET id = ?, deleted_at = ? WHERE number = ?').run(deletedId(store.number, id), Date.now(), store.number)
+      db.prepare('UPDATE stores SET id = ?, deleted_at = ?, forward_urls = NULL WHERE number = ?').run(deletedId(store.number, id), Date.now(), store.number)
       db.prepare('DELETE FROM credentials WHERE store = ?').run(store.number)
+      // its own upstreams' entries (the LRS-wide ones' go as the forwarder finds their statements gone)
+      const own = storeUpstreamPrefix(store.number)
+      db.prepare('DELETE FROM forward_outbox WHERE upstream >= ? AND upstream < ?').run(own, own.slice(0, -1) + '}')
+      db.prepare('DELETE FROM forward_dead_letters WHERE upstream >= ? AND upstream < ?').run(own, own.slice(0, -1) + '}')
       credentialsChanged() // also for a store without credentials: workers forget the tokens of it (bearer-tokens.js)
       return true
     },

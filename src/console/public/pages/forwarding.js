@@ -1,4 +1,5 @@
-// Forwarding: the upstreams (LRS_FORWARD_URLS) with their queue depth, the
+// Forwarding: the upstreams (the store's own, and LRS_FORWARD_URLS's for
+// the default store and stores/admin) with their queue depth, the
 // dead letters (statements an upstream refused for good, with its answer
 // shown as text), their replay and their discard (asked twice: it cannot
 // be undone).
@@ -8,7 +9,7 @@ import { el, show, table, errorText } from '../dom.js'
 
 function upstreamRows (upstreams, replay, discard) {
   return upstreams.map((u) => el('tr', { 'data-upstream': u.id },
-    el('td', {}, el('code', {}, u.id)), el('td', {}, String(u.queued)), el('td', {}, u.oldestEnqueuedAt || '—'), el('td', {}, String(u.deadLetters)),
+    el('td', {}, el('code', {}, u.id)), el('td', {}, u.forwards), el('td', {}, String(u.queued)), el('td', {}, u.oldestEnqueuedAt || '—'), el('td', {}, String(u.deadLetters)),
     el('td', {}, u.deadLetters
       ? [el('button', { type: 'button', class: 'secondary', 'data-action': 'replay', onclick: () => replay(u.id) }, 'Replay dead letters'), ' ',
           el('button', { type: 'button', class: 'secondary', 'data-action': 'discard', onclick: (event) => discard(u.id, event.currentTarget) }, 'Discard dead letters')]
@@ -31,8 +32,8 @@ export async function render (main) {
       show(content,
         el('h2', {}, 'Upstreams'),
         upstreams.length
-          ? table(['Upstream', 'Queued', 'Oldest queued', 'Dead letters', ''], upstreamRows(upstreams, replay, discard))
-          : el('p', {}, 'Forwarding is off (LRS_FORWARD_URLS is empty).'),
+          ? table(['Upstream', 'Forwards', 'Queued', 'Oldest queued', 'Dead letters', ''], upstreamRows(upstreams, replay, discard))
+          : el('p', {}, 'No upstream: this store\'s statements are not forwarded (a store\'s upstreams are set with PUT /admin/stores/{id}, forwardUrls; the LRS-wide ones with LRS_FORWARD_URLS).'),
         el('h2', {}, 'Dead letters'),
         deadLetters.length
           ? table(['Upstream', 'Statement', 'Status', 'Answer', 'Failed at'], deadLetterRows(deadLetters), 'The latest 100')

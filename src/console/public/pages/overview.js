@@ -101,5 +101,5 @@ export async function render (main) {
         el('td', {}, el('code', {}, u.id)), el('td', {}, u.queued.toLocaleString('en')),
         el('td', {}, u.oldestEnqueuedAt ? `${u.oldestEnqueuedAt} (${Math.round((Date.now() - Date.parse(u.oldestEnqueuedAt)) / 1000)} s)` : '—'),
         el('td', {}, u.deadLetters.toLocaleString('en')))))
-      : el('p', {}, 'Forwarding is off (LRS_FORWARD_URLS is empty).'))
+      : el('p', {}, 'No upstream: this store\'s statements are not forwarded.'))
 }
