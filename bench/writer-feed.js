@@ -18,7 +18,7 @@
 // workers competing for its cores.
 //
 //   node bench/writer-feed.js [--workers 1,4,16] [--connections 64] [--seconds 8] [--repeat 2] [--batch 20]
-//                             [--root <checkout> ...] [--strings <older checkout> ...]
+//                             [--pool 400000] [--root <checkout> ...] [--strings <older checkout> ...]
 
 const crypto = require('node:crypto')
 const fs = require('node:fs')
@@ -26,7 +26,7 @@ const os = require('node:os')
 const path = require('node:path')
 const { fork } = require('node:child_process')
 const { parseArgs } = require('node:util')
-const { scormStatement } = require('./statement-generator')
+const { scormStatement, describeProfile } = require('./statement-generator')
 const { cpuSeconds } = require('./lrs-process')
 const { median } = require('./report')
 const { toRecord } = require('../src/resources/statements/statement-record')
@@ -39,13 +39,16 @@ const { loadConfig } = require('../src/config')
 
 const ROOT = path.join(__dirname, '..')
 const AUTHORITY = { objectType: 'Agent', name: 'bench', account: { homePage: 'http://localhost/lrs', name: 'bench' } }
-const POOL = 10000
+const POOL = 400000 // ~9 s of the 16-core machine's writer (about 40,000 st/s): a run never comes round
 
 const silent = { info () {}, warn () {}, debug () {}, error () {}, fatal () {} }
 
-function recordPool () {
+// `next(known)` gives the pool's records in order; `restart()` goes back to
+// the first (each run, on its fresh store); `cameRound()`: whether a run
+// went past the last (its figures are then friendlier than the data).
+function recordPool (size = POOL) {
   const records = []
-  for (let i = 0; i < POOL; i++) {
+  for (let i = 0; i < size; i++) {
     const r = toRecord({ ...scormStatement(i), id: crypto.randomUUID() }, { authority: AUTHORITY, xapiVersion: '1.0.3' })
     records.push({ id: r.id, body: packBody(r.body), voiding: r.voiding, ref: r.ref, timestampFromStored: r.timestampFromStored, attachments: r.attachments, terms: termsOf(r) })
   }
@@ -53,10 +56,13 @@ function recordPool () {
   // as a worker sends it (statements.js, forWriter): the terms the writer
   // gave it ids for as their ids, and an id it made (the bench's
   // statements have none)
-  return (known) => {
-    const r = records[next++ % POOL]
+  const take = (known) => {
+    const r = records[next++ % size]
     return { ...r, id: crypto.randomUUID(), newId: true, terms: { registration: r.terms.registration !== null, all: r.terms.all.map((t) => known.get(t) || t) } }
   }
+  take.restart = () => { next = 0 }
+  take.cameRound = () => next > size
+  return take
 }
 
 // the node_args ecosystem.config.js gives the writer app of that checkout
@@ -86,6 +92,7 @@ async function feed ({ workers, connections, seconds, batch, next, root, strings
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lrs-writer-feed-'))
   const writer = startWriterProcess(dataDir, root)
   const clients = []
+  next.restart()
   try {
     await writer.ready
     for (let w = 0; w < workers; w++) {
@@ -94,7 +101,7 @@ async function feed ({ workers, connections, seconds, batch, next, root, strings
       const known = new Map() // --strings: never filled, every term goes as its string
       const batcher = createStatementBatcher({
         write: async (groups) => {
-          const results = await client.call('storeBatch', groups, { storedMs: Date.now(), forwardTo: null, same: groups.map(() => []) })
+          const results = await client.call('storeBatch', groups, { storedMs: Date.now(), forwardTo: [], same: groups.map(() => []) })
           if (!strings) {
             results.forEach((result, g) => {
               let k = 0
@@ -150,7 +157,8 @@ async function feed ({ workers, connections, seconds, batch, next, root, strings
       writerMainThreadMicrosPerStatement: +(((main1 - main0) / (n1 - n0)) * 1e6).toFixed(1),
       statementsPerTransaction: perTransaction('statements', 0),
       operationsPerTransaction: perTransaction('operations', 1),
-      writerBusyShare: transactions ? +((s1.busyMs - s0.busyMs) / (wall * 1000)).toFixed(2) : null
+      writerBusyShare: transactions ? +((s1.busyMs - s0.busyMs) / (wall * 1000)).toFixed(2) : null,
+      poolCameRound: next.cameRound()
     }
   } finally {
     for (const { client } of clients) await client.close()
@@ -170,6 +178,7 @@ async function main () {
       seconds: { type: 'string', default: '8' },
       repeat: { type: 'string', default: '2' },
       batch: { type: 'string', default: '20' },
+      pool: { type: 'string', default: String(POOL) },
       // another checkout's writer process, fed the same way (before and
       // after); --strings: its workers sent every term as its string
       root: { type: 'string', multiple: true, default: [ROOT] },
@@ -177,7 +186,9 @@ async function main () {
     }
   })
   const counts = values.workers.split(',').map(Number)
-  const next = recordPool()
+  const profile = describeProfile()
+  process.stdout.write(`statements: ${profile.text}; building a pool of ${Number(values.pool).toLocaleString('en-US')}\n`)
+  const next = recordPool(Number(values.pool))
   const runs = []
   const roots = [...values.root.map((r) => ({ root: path.resolve(r), strings: false })), ...values.strings.map((r) => ({ root: path.resolve(r), strings: true }))]
   for (let r = 1; r <= Number(values.repeat); r++) {
@@ -194,7 +205,8 @@ async function main () {
     const m = (k) => median(mine.map((x) => x[k]))
     return { root: mine[0].root, workers, statementsPerSec: m('statementsPerSec'), writerCpuMicrosPerStatement: m('writerCpuMicrosPerStatement'), writerMainThreadMicrosPerStatement: m('writerMainThreadMicrosPerStatement'), statementsPerTransaction: m('statementsPerTransaction'), operationsPerTransaction: m('operationsPerTransaction'), writerBusyShare: m('writerBusyShare') }
   }))
-  process.stdout.write(JSON.stringify({ medians: rows, cpus: os.cpus().length, load: os.loadavg()[0].toFixed(2) }) + '\n')
+  if (runs.some((x) => x.poolCameRound)) process.stdout.write('warning: a run went past the pool (--pool): its statements repeated, and its figures are friendlier than the profile\n')
+  process.stdout.write(JSON.stringify({ profile: profile.name, medians: rows, cpus: os.cpus().length, load: os.loadavg()[0].toFixed(2) }) + '\n')
 }
 
 if (require.main === module) {

@@ -47,9 +47,12 @@ function upstreamProblem (raw) {
 
 // Which upstream ids get an outbox entry for a statement of `store`
 // (`forwardTo` as createUpstreams gives it; the storage engines use this).
+// A list (what callers from before stores had upstreams send, such as an
+// older checkout's bench) is every statement's.
 const NONE = Object.freeze([])
 function upstreamsFor (forwardTo, store) {
   if (!forwardTo) return NONE
+  if (Array.isArray(forwardTo)) return forwardTo
   const own = forwardTo.byStore[store || 0]
   if (!own) return forwardTo.all
   return forwardTo.all.length ? [...forwardTo.all, ...own] : own
