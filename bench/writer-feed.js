@@ -18,7 +18,7 @@
 // workers competing for its cores.
 //
 //   node bench/writer-feed.js [--workers 1,4,16] [--connections 64] [--seconds 8] [--repeat 2] [--batch 20]
-//                             [--pool 400000] [--root <checkout> ...] [--strings <older checkout> ...]
+//                             [--pool 400000] [--stores 1] [--root <checkout> ...] [--strings <older checkout> ...]
 
 const crypto = require('node:crypto')
 const fs = require('node:fs')
@@ -26,7 +26,8 @@ const os = require('node:os')
 const path = require('node:path')
 const { fork } = require('node:child_process')
 const { parseArgs } = require('node:util')
-const { scormStatement, describeProfile } = require('./statement-generator')
+const { scormStatement, describeProfile, attemptOf } = require('./statement-generator')
+const { storageRecord, qualify } = require('../src/stores/store-keys')
 const { cpuSeconds } = require('./lrs-process')
 const { median } = require('./report')
 const { toRecord } = require('../src/resources/statements/statement-record')
@@ -46,11 +47,14 @@ const silent = { info () {}, warn () {}, debug () {}, error () {}, fatal () {} }
 // `next(known)` gives the pool's records in order; `restart()` goes back to
 // the first (each run, on its fresh store); `cameRound()`: whether a run
 // went past the last (its figures are then friendlier than the data).
-function recordPool (size = POOL) {
+// `stores` > 1: each statement in its learner's store, 1 to `stores` (as
+// bench/stores.js spreads them; the stores are made in each run's store).
+function recordPool (size = POOL, { stores = 1 } = {}) {
   const records = []
   for (let i = 0; i < size; i++) {
-    const r = toRecord({ ...scormStatement(i), id: crypto.randomUUID() }, { authority: AUTHORITY, xapiVersion: '1.0.3' })
-    records.push({ id: r.id, body: packBody(r.body), voiding: r.voiding, ref: r.ref, timestampFromStored: r.timestampFromStored, attachments: r.attachments, terms: termsOf(r) })
+    const store = stores > 1 ? 1 + attemptOf(i).learner % stores : 0
+    const r = storageRecord(toRecord({ ...scormStatement(i), id: crypto.randomUUID() }, { authority: AUTHORITY, xapiVersion: '1.0.3' }), store)
+    records.push({ id: r.id, body: packBody(r.body), voiding: r.voiding, ref: r.ref, timestampFromStored: r.timestampFromStored, attachments: r.attachments, terms: termsOf(r), store })
   }
   let next = 0
   // as a worker sends it (statements.js, forWriter): the terms the writer
@@ -58,8 +62,9 @@ function recordPool (size = POOL) {
   // statements have none)
   const take = (known) => {
     const r = records[next++ % size]
-    return { ...r, id: crypto.randomUUID(), newId: true, terms: { registration: r.terms.registration !== null, all: r.terms.all.map((t) => known.get(t) || t) } }
+    return { ...r, id: qualify(r.store, crypto.randomUUID()), newId: true, terms: { registration: r.terms.registration !== null, all: r.terms.all.map((t) => known.get(t) || t) } }
   }
+  take.stores = stores
   take.restart = () => { next = 0 }
   take.cameRound = () => next > size
   return take
@@ -96,6 +101,7 @@ async function feed ({ workers, connections, seconds, batch, next, root, strings
   try {
     await writer.ready
     for (let w = 0; w < workers; w++) {
+      if (w === 0) await makeStores(dataDir, next.stores)
       const client = connectWriter(writerSocketPaths(dataDir), silent, { waitMs: 5000 })
       await client.ready
       const known = new Map() // --strings: never filled, every term goes as its string
@@ -168,6 +174,15 @@ async function feed ({ workers, connections, seconds, batch, next, root, strings
   }
 }
 
+// Stores 1..n of a fresh store's writer (their numbers follow creation).
+async function makeStores (dataDir, n) {
+  if (n <= 1) return
+  const client = connectWriter(writerSocketPaths(dataDir), silent, { waitMs: 5000 })
+  await client.ready
+  for (let i = 1; i <= n; i++) await client.call('storeCreate', { id: `store-${i}`, name: `store-${i}` })
+  await client.close()
+}
+
 const label = (root, strings) => (path.relative(process.cwd(), root) || '.') + (strings ? ' (terms as strings)' : '')
 
 async function main () {
@@ -179,6 +194,8 @@ async function main () {
       repeat: { type: 'string', default: '2' },
       batch: { type: 'string', default: '20' },
       pool: { type: 'string', default: String(POOL) },
+      // each statement in its learner's store, of this many
+      stores: { type: 'string', default: '1' },
       // another checkout's writer process, fed the same way (before and
       // after); --strings: its workers sent every term as its string
       root: { type: 'string', multiple: true, default: [ROOT] },
@@ -187,8 +204,8 @@ async function main () {
   })
   const counts = values.workers.split(',').map(Number)
   const profile = describeProfile()
-  process.stdout.write(`statements: ${profile.text}; building a pool of ${Number(values.pool).toLocaleString('en-US')}\n`)
-  const next = recordPool(Number(values.pool))
+  process.stdout.write(`statements: ${profile.text}${Number(values.stores) > 1 ? `, spread over ${values.stores} stores by learner` : ''}; building a pool of ${Number(values.pool).toLocaleString('en-US')}\n`)
+  const next = recordPool(Number(values.pool), { stores: Number(values.stores) })
   const runs = []
   const roots = [...values.root.map((r) => ({ root: path.resolve(r), strings: false })), ...values.strings.map((r) => ({ root: path.resolve(r), strings: true }))]
   for (let r = 1; r <= Number(values.repeat); r++) {
