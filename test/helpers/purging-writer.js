@@ -61,7 +61,7 @@ async function age (storage, old, fresh) {
   const record = (statement, stored) => Object.assign(toRecord(statement, { authority: AUTHORITY, xapiVersion: '1.0.3' }), { stored })
   const longAgo = new Date(Date.now() - 10 * DAY_MS)
   const olds = Array.from({ length: old }, (_, n) => record(statementAt(n), longAgo))
-  for (let i = 0; i < olds.length; i += 500) await storage.statements.insertStored(olds.slice(i, i + 500).map((r) => storageRecord(r, number)))
+  for (let i = 0; i < olds.length; i += 500) await storage.statements.insertStored(olds.slice(i, i + 500).map((r) => storageRecord({ ...r }, number))) // (qualified in place: olds keep the ids voided below)
   const voiding = olds.filter((_, n) => n % 30 === 0).map((r) => ({ ...statementAt(0), verb: { id: 'http://adlnet.gov/expapi/verbs/voided' }, object: { objectType: 'StatementRef', id: r.id } }))
   const news = Array.from({ length: fresh }, (_, n) => statementAt(old + n))
   for (const list of [voiding, news]) {

@@ -24,8 +24,9 @@ function createStatementWriter ({ config, validator, batcher, attachments }) {
     letGo(statements, texts)
     // kept in the credential's store (store-keys.js)
     await attachments.saveMany(attachmentParts(parts, credential.store))
+    const ids = records.map((r) => r.id) // as the client knows them (storageRecord qualifies them)
     await batcher.submit(records.map((r) => storageRecord(r, credential.store)))
-    return records.map((r) => r.id)
+    return ids
   }
 
   // The parsed statements and their texts are records now; the request's
