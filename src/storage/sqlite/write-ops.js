@@ -391,6 +391,14 @@ function writeOps (db) {
     return rows.length
   }
 
+  // A store's own upstreams' queued entries and dead letters (the LRS-wide
+  // ones' go as the forwarder finds their statements gone).
+  function dropStoreForwarding (number) {
+    const own = storeUpstreamPrefix(number)
+    db.prepare('DELETE FROM forward_outbox WHERE upstream >= ? AND upstream < ?').run(own, own.slice(0, -1) + '}')
+    db.prepare('DELETE FROM forward_dead_letters WHERE upstream >= ? AND upstream < ?').run(own, own.slice(0, -1) + '}')
+  }
+
   // Every worker polls this counter to apply credential changes within a
   // second (credential-store.js).
   function credentialsChanged () {
@@ -518,6 +526,7 @@ function writeOps (db) {
       out.waiting = true
       return out
     }
+    dropStoreForwarding(number) // entries a worker that had not heard of the deletion yet queued
     db.prepare('UPDATE stores SET purged_at = ? WHERE number = ?').run(Date.now(), number)
     out.done = true
     return out
@@ -734,10 +743,7 @@ function writeOps (db) {
       if (!store) return false
       db.prepare('UPDATE stores SET id = ?, deleted_at = ?, forward_urls = NULL WHERE number = ?').run(deletedId(store.number, id), Date.now(), store.number)
       db.prepare('DELETE FROM credentials WHERE store = ?').run(store.number)
-      // its own upstreams' entries (the LRS-wide ones' go as the forwarder finds their statements gone)
-      const own = storeUpstreamPrefix(store.number)
-      db.prepare('DELETE FROM forward_outbox WHERE upstream >= ? AND upstream < ?').run(own, own.slice(0, -1) + '}')
-      db.prepare('DELETE FROM forward_dead_letters WHERE upstream >= ? AND upstream < ?').run(own, own.slice(0, -1) + '}')
+      dropStoreForwarding(store.number)
       credentialsChanged() // also for a store without credentials: workers forget the tokens of it (bearer-tokens.js)
       return true
     },
