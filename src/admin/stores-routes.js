@@ -53,11 +53,15 @@ function checkUpstreams (urls) {
   if (new Set(names).size !== names.length) throw errors.BadRequest('forwardUrls names one endpoint twice')
 }
 
-// Sets a store's upstreams; what was queued for those it no longer has goes.
-async function setForwarding (storage, store, urls) {
+// Sets a store's upstreams; what was queued for those it no longer has
+// goes. This worker forwards to them at once, the others within
+// LRS_CREDENTIAL_POLL_MS. false when there is no such store.
+async function setForwarding ({ storage, upstreams }, store, urls) {
   const keep = new Set(urls.map((u) => parseUpstream(u, store.number).id))
   const dropUpstreams = (store.forwardUrls || []).map((u) => parseUpstream(u, store.number).id).filter((id) => !keep.has(id))
-  return storage.stores.setForwarding({ id: store.id, urls, dropUpstreams })
+  if (!await storage.stores.setForwarding({ id: store.id, urls, dropUpstreams })) return false
+  await upstreams.refresh()
+  return true
 }
 
 function storesRoutes ({ storage, upstreams }) {
@@ -103,9 +107,8 @@ function storesRoutes ({ storage, upstreams }) {
       if (made === 'taken') throw errors.StoreExists()
       if (made === 'full') throw errors.StoreLimit('this LRS holds as many stores as its engine can (SQLite: 2,047, the default one included)')
       if (body.retentionDays) await storage.stores.setRetention({ id: body.id, days: body.retentionDays })
-      if (body.forwardUrls && body.forwardUrls.length) await setForwarding(storage, await directory.byId(body.id), body.forwardUrls)
+      if (body.forwardUrls && body.forwardUrls.length) await setForwarding({ storage, upstreams }, await directory.byId(body.id), body.forwardUrls)
       req.log.info({ audit: 'store-created', store: body.id }, 'store created')
-      if (body.forwardUrls && body.forwardUrls.length) await upstreams.refresh() // this worker forwards at once; the others within LRS_CREDENTIAL_POLL_MS
       res.status(201).json(await directory.describe(await directory.byId(body.id)))
     }
   }, {
@@ -124,8 +127,7 @@ function storesRoutes ({ storage, upstreams }) {
       const { id } = req.params
       if (body.forwardUrls !== undefined) {
         checkUpstreams(body.forwardUrls)
-        if (!await setForwarding(storage, await directory.byId(id), body.forwardUrls)) throw errors.NotFound(`no store "${id}"`)
-        await upstreams.refresh() // this worker forwards at once; the others within LRS_CREDENTIAL_POLL_MS
+        if (!await setForwarding({ storage, upstreams }, await directory.byId(id), body.forwardUrls)) throw errors.NotFound(`no store "${id}"`)
         req.log.info({ audit: 'store-forwarding', store: id, upstreams: body.forwardUrls.length }, 'store upstreams set')
       }
       if (body.name !== undefined && !await storage.stores.rename({ id, name: body.name })) throw errors.NotFound(`no store "${id}"`)

@@ -52,6 +52,20 @@ async function signInAtProvider (page, login) {
 
 const cookieHeader = (cookie) => `${cookie.name}=${cookie.value}`
 
+// `login` signed in through the console in a browser context of its own:
+// the console's sign-in state (store, scopes, CSRF token) and the
+// session's Cookie header.
+async function signedInSession (browser, lrs, login) {
+  const context = await browser.createBrowserContext()
+  const page = await context.newPage()
+  await page.goto(lrs.url + '/console/sso/start')
+  await signInAtProvider(page, login)
+  await page.waitForSelector('#nav:not([hidden])')
+  const state = await page.evaluate(async () => (await fetch('/console/sso', { credentials: 'same-origin' })).json())
+  const cookie = cookieHeader((await page.cookies(lrs.url)).find((c) => c.name === '__Host-lrs-console'))
+  return { state, cookie }
+}
+
 test('console single sign-on: a person of an allowed group signs in at the provider, the session is an HttpOnly Secure SameSite=Strict cookie, CSRF is required, sign-out ends it everywhere', { skip: browserSkip() }, async (t) => {
   const { lrs, ssoEnv } = await ssoLrs()
   const second = await startLrs({ ...ssoEnv, ...lrs.storeEnv }) // another worker of the same LRS
@@ -127,15 +141,9 @@ test('console single sign-on: no allowed group is refused with a reason; a group
   assert.equal(await page.$eval('#nav', (e) => e.hidden), true)
   assert.ok(!(await page.cookies(lrs.url)).some((c) => c.name === '__Host-lrs-console'))
 
-  const context = await browser.createBrowserContext()
-  const carolPage = await context.newPage()
-  await carolPage.goto(lrs.url + '/console/sso/start')
-  await signInAtProvider(carolPage, 'carol')
-  await carolPage.waitForSelector('#nav:not([hidden])')
-  const state = await carolPage.evaluate(async () => (await fetch('/console/sso', { credentials: 'same-origin' })).json())
+  const { state, cookie } = await signedInSession(browser, lrs, 'carol')
   assert.equal(state.store, 'acme')
   assert.deepEqual(state.scopes, ['admin', 'all/read'])
-  const cookie = cookieHeader((await carolPage.cookies(lrs.url)).find((c) => c.name === '__Host-lrs-console'))
   const headers = { cookie, 'X-CSRF-Token': state.csrf, 'X-Experience-API-Version': '1.0.3', 'Content-Type': 'application/json' }
   assert.equal((await fetch(lrs.url + '/xapi/statements', { method: 'POST', headers, body: JSON.stringify(statement()) })).status, 403, 'all/read writes nothing')
   assert.equal((await fetch(lrs.url + '/admin/stores', { headers })).status, 403, 'no stores/admin')
@@ -150,13 +158,7 @@ test('console sessions end after LRS_CONSOLE_SESSION_IDLE_S without a request an
   const browser = await launchBrowser()
   t.after(() => browser.close())
   const signedIn = async () => {
-    const context = await browser.createBrowserContext()
-    const page = await context.newPage()
-    await page.goto(lrs.url + '/console/sso/start')
-    await signInAtProvider(page, 'ada')
-    await page.waitForSelector('#nav:not([hidden])')
-    const state = await page.evaluate(async () => (await fetch('/console/sso', { credentials: 'same-origin' })).json())
-    const cookie = cookieHeader((await page.cookies(lrs.url)).find((c) => c.name === '__Host-lrs-console'))
+    const { state, cookie } = await signedInSession(browser, lrs, 'ada')
     return () => fetch(lrs.url + '/admin/credentials', { headers: { cookie, 'X-CSRF-Token': state.csrf } }).then((r) => r.status)
   }
 

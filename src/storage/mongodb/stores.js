@@ -16,11 +16,13 @@ const DEFAULT = { number: 0, id: 'default', name: 'Default store', createdAt: nu
 const COUNTER = 'store_numbers'
 const LIVE = { deletedAt: { $exists: false } }
 
+// The strings that start with `prefix` ('…|': '}' follows '|').
+const prefixRange = (prefix) => ({ $gte: prefix, $lt: prefix.slice(0, -1) + '}' })
+
 // Every key of store `number` starts with 's<n>|' (store-keys.js): a
 // range of _id (or of another qualified field).
 function keyRange (number) {
-  const prefix = qualify(number, '')
-  return { $gte: prefix, $lt: prefix.slice(0, -1) + '}' }
+  return prefixRange(qualify(number, ''))
 }
 
 function storesRepository (db, { queryTimeoutMs }) {
@@ -85,7 +87,7 @@ function storesRepository (db, { queryTimeoutMs }) {
       await insertManyReportingDuplicates(col, [{ ...kept, _id: deletedId(store.number, id), deletedAt: new Date() }])
       await db.collection('credentials').deleteMany({ store: store.number })
       // its own upstreams' entries (the LRS-wide ones' go as the forwarder finds their statements gone)
-      const own = { upstream: { $gte: storeUpstreamPrefix(store.number), $lt: storeUpstreamPrefix(store.number).slice(0, -1) + '}' } }
+      const own = { upstream: prefixRange(storeUpstreamPrefix(store.number)) }
       await Promise.all([db.collection('forward_outbox').deleteMany(own), db.collection('forward_dead_letters').deleteMany(own)])
       await credentialsChanged(db)
       const { deletedCount } = await col.deleteOne({ _id: id })
