@@ -6,7 +6,8 @@
 const fs = require('node:fs')
 const Database = require('better-sqlite3')
 const { databaseFile, indexFile, openDatabase } = require('../../src/storage/sqlite/open')
-const { UPPER_LEVELS, RECENT_BUFFERS } = require('../../src/storage/sqlite/schema')
+const { UPPER_LEVELS, RECENT_BUFFERS, TERM_TABLES } = require('../../src/storage/sqlite/schema')
+const { STORE_TERM, DEFAULT_TERM_FROM } = require('../../src/storage/sqlite/store-terms')
 const { writeOps } = require('../../src/storage/sqlite/write-ops')
 
 // As schema 9 and older kept the term dictionary: `terms` with a UNIQUE
@@ -110,4 +111,18 @@ function withIndexCommitLost (dataDir, write) {
   return result
 }
 
-module.exports = { asOneFile, asSchema9, asSchema10, asSchema11, withIndexCommitLost }
+// As schema 12 left a store that had other stores, before the default
+// store's statements got the store term (store-terms.js): the default store's statements without the
+// term, no DEFAULT_TERM_FROM. Returns it open.
+function withoutDefaultStoreTerm (dataDir) {
+  const db = openDatabase(dataDir)
+  const id = db.prepare('SELECT id FROM terms WHERE term = ?').pluck().get(STORE_TERM)
+  db.prepare('DELETE FROM settings WHERE name = ?').run(DEFAULT_TERM_FROM)
+  for (const table of TERM_TABLES) db.prepare(`DELETE FROM ${table} WHERE term = ?`).run(id)
+  db.prepare('DELETE FROM hourly_terms WHERE term = ?').run(id)
+  db.prepare('UPDATE statements SET term_ids = (SELECT json_group_array(value) FROM json_each(statements.term_ids) WHERE value != ?) WHERE store IS NULL').run(id)
+  db.pragma('user_version = 12')
+  return db
+}
+
+module.exports = { asOneFile, asSchema9, asSchema10, asSchema11, withIndexCommitLost, withoutDefaultStoreTerm }

@@ -11,7 +11,8 @@ const { startLrs, ADMIN, ENGINE } = require('../helpers/lrs')
 const { checkSqliteStore } = require('../../src/storage/sqlite/check')
 const { statement, allIds } = require('../helpers/statements')
 const { buildMultipart } = require('../../src/http/multipart')
-const { asSchema10 } = require('../helpers/sqlite-files')
+const { asSchema10, withoutDefaultStoreTerm } = require('../helpers/sqlite-files')
+const { statementQuery } = require('../../src/storage/statement-query')
 
 // An LRS with a store `acme` beside the default one, and for each store
 // a credential with every xAPI scope and `admin` (the bootstrap credential
@@ -268,6 +269,77 @@ test('SQLite: two stores\' statements through every index level stay apart, and 
   const overview = await lrs.http('/admin/overview', { auth: [made.json.key, made.json.secret] })
   assert.equal(overview.json.total, 80, overview.text)
   assert.deepEqual(overview.json.verbs.map((v) => [v.verb, v.count]), [[verb.id, 80]])
+  await lrs.close({ graceMs: 0 })
+  assert.deepEqual(checkSqliteStore({ dataDir: lrs.storeEnv.LRS_DATA_DIR }).problems, [])
+})
+
+test('the default store beside other stores: an unfiltered query finds what it held before the first store and after, in either order and page by page, and nothing of another store', async () => {
+  const lrs = await startLrs()
+  const home = lrs.client
+  const batch = (n) => Array.from({ length: n }, () => statement({ id: crypto.randomUUID() }))
+  const before = await post(home, batch(5))
+  assert.equal((await lrs.http('/admin/stores', { method: 'POST', body: { id: 'acme' } })).status, 201)
+  const made = await lrs.http('/admin/credentials', { method: 'POST', body: { scopes: ['all'], store: 'acme' } })
+  const acme = (path, options = {}) => lrs.client(path, { auth: [made.json.key, made.json.secret], ...options })
+  const inAcme = []
+  const after = []
+  for (let i = 0; i < 4; i++) {
+    inAcme.push(...await post(acme, batch(6)))
+    after.push(...await post(home, batch(2)))
+  }
+  // statements stored in one millisecond come in an order of the engine's
+  // (MongoDB's is by id): the order asked for is that of the groups
+  const grouped = (ids, groups) => {
+    let at = 0
+    return groups.map((group) => new Set(ids.slice(at, (at += group.length))))
+  }
+  const sets = (groups) => groups.map((group) => new Set(group))
+  assert.deepEqual(grouped(await idsOf(home, ''), [after, before]), sets([after, before]), 'newest first')
+  assert.deepEqual(grouped(await idsOf(home, 'ascending=true'), [before, after]), sets([before, after]), 'oldest first')
+  assert.equal((await idsOf(home, '')).length, before.length + after.length, 'none of another store')
+  const lastBefore = (await home(`/statements?statementId=${before.at(-1)}`)).json.stored
+  assert.deepEqual(new Set(await idsOf(home, `since=${encodeURIComponent(lastBefore)}&ascending=true`)), new Set(after), 'since the last statement before the store')
+  assert.deepEqual(new Set(await idsOf(home, `until=${encodeURIComponent(lastBefore)}`)), new Set(before), 'until it')
+  assert.deepEqual(new Set(await idsOf(acme, '')), new Set(inAcme), 'the other store its own')
+  // a voided statement of the default store leaves its unfiltered query, before the first store and after
+  const voiding = []
+  for (const id of [before[0], after[0]]) voiding.push(...await post(home, statement({ verb: { id: 'http://adlnet.gov/expapi/verbs/voided' }, object: { objectType: 'StatementRef', id } })))
+  assert.deepEqual(new Set(await idsOf(home, '')), new Set([...before.slice(1), ...after.slice(1), ...voiding]))
+})
+
+test('SQLite: a default store statement stored before the first store and moved after it (Consistent-Through) is still found, and lrs check finds nothing wrong', { skip: ENGINE !== 'sqlite' && 'SQLite files only' }, async () => {
+  const lrs = await startLrs()
+  const moved = await post(lrs.client, [statement({ id: crypto.randomUUID() }), statement({ id: crypto.randomUUID() })])
+  assert.equal((await lrs.http('/admin/stores', { method: 'POST', body: { id: 'acme' } })).status, 201)
+  const made = await lrs.http('/admin/credentials', { method: 'POST', body: { scopes: ['all'], store: 'acme' } })
+  await post((path, options = {}) => lrs.client(path, { auth: [made.json.key, made.json.secret], ...options }), [statement(), statement()])
+  const later = await post(lrs.client, [statement({ id: crypto.randomUUID() })])
+  await lrs.storage.statements.restamp(moved, new Date(Date.now() + 1000))
+  assert.deepEqual(await idsOf(lrs.client, 'ascending=true'), [...later, ...moved])
+  await lrs.close({ graceMs: 0 })
+  assert.deepEqual(checkSqliteStore({ dataDir: lrs.storeEnv.LRS_DATA_DIR }).problems, [])
+})
+
+test('SQLite: a store whose default store got no store term beside other stores (before it had one) is upgraded in place: its unfiltered query finds every statement of it, old and new', { skip: ENGINE !== 'sqlite' && 'SQLite files only' }, async () => {
+  const first = await startLrs()
+  const before = await post(first.client, [statement({ id: crypto.randomUUID() }), statement({ id: crypto.randomUUID() })])
+  assert.equal((await first.http('/admin/stores', { method: 'POST', body: { id: 'acme' } })).status, 201)
+  const made = await first.http('/admin/credentials', { method: 'POST', body: { scopes: ['all'], store: 'acme' } })
+  const auth = [made.json.key, made.json.secret]
+  const acme = (lrs) => (path, options = {}) => lrs.client(path, { auth, ...options })
+  await post(acme(first), [statement(), statement()])
+  const between = await post(first.client, [statement({ id: crypto.randomUUID() })])
+  await first.close({ graceMs: 0 })
+  withoutDefaultStoreTerm(first.storeEnv.LRS_DATA_DIR).close()
+
+  const lrs = await startLrs({ ...first.storeEnv })
+  await post(acme(lrs), [statement()])
+  const later = await post(lrs.client, [statement({ id: crypto.randomUUID() })])
+  assert.deepEqual(await idsOf(lrs.client, 'ascending=true'), [...before, ...between, ...later])
+  assert.deepEqual(await idsOf(lrs.client, ''), [...before, ...between, ...later].reverse())
+  // what came after the upgrade is found by the store term: the walk steps over no other store's statements
+  const plan = (await lrs.storage.statements.explainQuery(statementQuery({ limit: 10 }))).join(' | ')
+  assert.match(plan, /_terms/, plan)
   await lrs.close({ graceMs: 0 })
   assert.deepEqual(checkSqliteStore({ dataDir: lrs.storeEnv.LRS_DATA_DIR }).problems, [])
 })

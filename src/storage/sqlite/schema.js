@@ -69,8 +69,9 @@
 const { hashedAgent } = require('./terms')
 const { SHIFT } = require('./seq')
 const { flushNow } = require('../../logger')
+const { DEFAULT_TERM_FROM } = require('./store-terms')
 
-const VERSION = 12
+const VERSION = 13
 
 // The recent level is two buffers (RECENT_BUFFERS; which one takes the
 // inserts is in index_recent). Once the one that does is full, the other
@@ -541,6 +542,14 @@ function ensureSchema (db) {
   if (!columns.all('documents').includes('store')) addDocumentStores(db)
   // a store's own upstreams: a column an older LRS ignores (it forwards none of them), so no new version
   if (!columns.all('stores').includes('forward_urls')) db.exec('ALTER TABLE stores ADD COLUMN forward_urls TEXT')
+  // version 13: the default store's statements get the store term once
+  // other stores exist (store-terms.js). For a file that had stores before,
+  // the last seq before them is every seq so far (its statements of every
+  // store are found by the table up to it). An older LRS would write the
+  // default store's statements without the term, where queries would miss
+  // them: it refuses the file.
+  db.prepare(`INSERT INTO settings (name, value) SELECT '${DEFAULT_TERM_FROM}', coalesce((SELECT max(seq) FROM statements), 0)
+    WHERE EXISTS (SELECT 1 FROM stores WHERE number > 0) ON CONFLICT (name) DO NOTHING`).run()
   if (!columns.all('index_journal').includes('purge')) db.exec('ALTER TABLE index_journal ADD COLUMN purge TEXT')
   // VERB_IN_TERM_ROWS: NULL in the rows written before, and in those an older LRS writes (it ignores the column).
   for (const table of TERM_TABLES) if (!columns.all(table).includes('verb')) db.exec(`ALTER TABLE ${table} ADD COLUMN verb INTEGER`)

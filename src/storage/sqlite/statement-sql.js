@@ -36,7 +36,9 @@ function hasTerm (ids, seqColumn, first = null) {
 // first arm, when an index drives), or null when nothing can match.
 // `within` ({ low, high }, inclusive): a window of seq to stay in.
 // `lastSeqAt(ms)`: the last seq of what was stored at or before ms.
-function statementSeqQuery (q, { termId, lastSeqAt, orSeqs = [], within = {} }) {
+// `defaultFrom`: the last seq before the default store's statements got the
+// store term (store-terms.js, DEFAULT_TERM_FROM); null while it has none.
+function statementSeqQuery (q, { termId, lastSeqAt, orSeqs = [], within = {}, defaultFrom = null }) {
   const ids = (terms) => terms.map(termId).filter((id) => id !== undefined)
   const filters = []
   if (q.registration) filters.push({ name: 'registration', terms: ['g:' + q.registration] })
@@ -46,9 +48,16 @@ function statementSeqQuery (q, { termId, lastSeqAt, orSeqs = [], within = {} }) 
   if (q.authorityKey) filters.push({ name: 'authority', terms: [agentTerm('u', q.authorityKey)] })
   // `termId` gives the term ids of the query's store (store-terms.js), so
   // every filter's rows are its own; without a filter, a store's statements
-  // are its store term's, and the default store's are those without one
-  // (the statements table, store IS NULL).
+  // are its store term's, and the default store's are those of the
+  // statements table without a store (store IS NULL) up to `tableUpTo`,
+  // and its store term's after.
+  let tableUpTo = null
   if (!filters.length && q.store) filters.push({ name: 'store', terms: [STORE_TERM] })
+  else if (!filters.length) {
+    const storeTerm = defaultFrom === null ? undefined : termId(STORE_TERM)
+    if (storeTerm !== undefined) filters.push({ name: 'store', terms: [STORE_TERM] })
+    tableUpTo = storeTerm === undefined ? Infinity : defaultFrom
+  }
   const resolved = filters.map((f) => ({ ...f, ids: ids(f.terms) }))
 
   // Bounds on seq: since (exclusive) and until (inclusive) on stored, and the keyset position.
@@ -99,12 +108,14 @@ function statementSeqQuery (q, { termId, lastSeqAt, orSeqs = [], within = {} }) 
   let driverTerm = null
   if (matchPossible) {
     const [driver, ...rest] = resolved
-    if (!driver) {
+    if (tableUpTo !== null) {
       if (low === null) low = 0 // a range of the rowid: SQLite walks it in order from the end the direction wants
       const b = bounds('s.seq')
+      if (tableUpTo !== Infinity) { b.sql.push('s.seq <= ?'); b.params.push(tableUpTo) }
       const c = checks([], 's.seq')
       arms.push({ sql: `SELECT s.seq FROM statements s WHERE ${[...b.sql, ...c.sql, 's.store IS NULL'].join(' AND ')}`, params: [...b.params, ...c.params] })
-    } else {
+    }
+    if (driver) {
       driverTerm = driver.ids[0]
       for (const term of driver.ids) {
         for (const table of TERM_TABLES) {

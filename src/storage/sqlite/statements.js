@@ -13,7 +13,7 @@ const { idToBlob, blobToId } = require('./ids')
 const { storedOf, lastSeqOf } = require('./seq')
 const { termReader, agentTerm, agentTerms, termsOf, hashedAgent, CACHED_TERMS } = require('./terms')
 const { storeOf } = require('../../stores/store-keys')
-const { STORE_TERM, termIn, storeTermReader, plainTermId, storeOfTermId } = require('./store-terms')
+const { STORE_TERM, DEFAULT_TERM_FROM, termIn, storeTermReader, plainTermId, storeOfTermId } = require('./store-terms')
 const { BoundedMap } = require('../../lib/bounded-map')
 const { statementSeqQuery, referencedQuery, placeholders } = require('./statement-sql')
 const { TERM_TABLES, ID_TABLES, DICT_TABLES, SEQ_OF_ID, HOUR_MS } = require('./schema')
@@ -90,6 +90,16 @@ function statementsRepository (db, { writer }) {
   const storeTermIds = (store) => {
     const id = termId(STORE_TERM)
     return id === undefined ? [] : (store ? [store] : storeNumbers.all()).map((n) => termIn(n, id))
+  }
+  // store-terms.js: null until the first store but the default one; then it never changes
+  const readDefaultFrom = db.prepare(`SELECT value FROM settings WHERE name = '${DEFAULT_TERM_FROM}'`).pluck()
+  let knownDefaultFrom = null
+  const defaultFrom = () => {
+    if (knownDefaultFrom === null) {
+      const value = readDefaultFrom.get()
+      if (value !== undefined) knownDefaultFrom = Number(value)
+    }
+    return knownDefaultFrom
   }
   function storedIn (store) {
     let total = store ? 0 : lrsTotal.get() || 0
@@ -192,7 +202,8 @@ function statementsRepository (db, { writer }) {
         ? prepared(ID_TABLES.map((table) => `SELECT seq FROM ${table} WHERE id IN (${placeholders(q.orIds.length)})`).join(' UNION '), { pluck: true }).all(ID_TABLES.flatMap(() => q.orIds.map(idToBlob))).sort((a, b) => a - b)
         : []
       const inStore = storeTermReader(termId, q.store)
-      const first = statementSeqQuery(q, { termId: inStore, lastSeqAt, orSeqs })
+      const shared = { termId: inStore, lastSeqAt, orSeqs, defaultFrom: defaultFrom() }
+      const first = statementSeqQuery(q, shared)
       if (!first) return []
       if (first.driver === null) return rowsBySeq(prepared(first.sql, { pluck: true }).all(first.params))
       const seqs = []
@@ -203,7 +214,7 @@ function statementsRepository (db, { writer }) {
         const within = edge === undefined ? {} : q.ascending ? { high: edge - 1 } : { low: edge + 1 }
         // since and until are in the first query's bounds already: not
         // looked up again for each window
-        const query = statementSeqQuery({ ...q, since: null, until: null, limit: q.limit - seqs.length }, { termId: inStore, lastSeqAt, orSeqs, within: { low: low ?? undefined, high: high ?? undefined, ...within } })
+        const query = statementSeqQuery({ ...q, since: null, until: null, limit: q.limit - seqs.length }, { ...shared, within: { low: low ?? undefined, high: high ?? undefined, ...within } })
         seqs.push(...prepared(query.sql, { pluck: true }).all(query.params))
         if (seqs.length >= q.limit || edge === undefined) break
         if (q.ascending) low = edge
@@ -293,7 +304,7 @@ function statementsRepository (db, { writer }) {
     // check every shape is served by an index in order, with no sort of
     // its own).
     explainQuery (q) {
-      const query = statementSeqQuery(q, { termId: storeTermReader(termId, q.store), lastSeqAt })
+      const query = statementSeqQuery(q, { termId: storeTermReader(termId, q.store), lastSeqAt, defaultFrom: defaultFrom() })
       if (!query) return []
       const plan = (sql, params) => db.prepare('EXPLAIN QUERY PLAN ' + sql).all(params).map((r) => r.detail)
       const edge = query.driver === null ? [] : plan(postingsSql(q.ascending ? 'ASC' : 'DESC', { offset: true }), [...termRange(query.driver, 0, Number.MAX_SAFE_INTEGER), 1, WINDOW_POSTINGS])

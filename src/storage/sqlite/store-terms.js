@@ -16,6 +16,18 @@
 // A statement of any store but the default one also has the store term,
 // STORE_TERM, which an unfiltered query of the store walks and the hourly
 // counters count.
+//
+// The default store's statements need no term while it is the only store:
+// its unfiltered query walks the statements table. Beside other stores that
+// walk steps over theirs (a default store of 10,000 statements older than a
+// store of 300,000: 100 ms a page, growing with the other store). So from
+// the first other store on, a default store's statement gets the term too,
+// as the dictionary's id (plain, positive): the setting DEFAULT_TERM_FROM
+// keeps the last seq before it, written with the first store, and the
+// query walks the term's rows above it and the table at or below it
+// (statement-sql.js). An LRS with one store pays nothing; giving every
+// statement of every LRS a term (or a partial index on store IS NULL)
+// cost the writer 3 us a statement (writer-feed, 2-core VM).
 
 // Stores 1 to 2,047. A store's term id takes 11 bits more than the
 // dictionary's, and SQLite writes integers in 1, 2, 3, 4, 6 or 8 bytes: up
@@ -23,6 +35,7 @@
 // them 6, a quarter more bytes in every index row of a store).
 const STORE_SPAN = 2048
 const STORE_TERM = 's:'
+const DEFAULT_TERM_FROM = 'default_store_term_from'
 
 function termIn (store, id) {
   return store && id !== undefined ? -(id * STORE_SPAN + store) : id
@@ -42,4 +55,4 @@ function storeTermReader (termId, store) {
   return store ? (term) => termIn(store, termId(term)) : termId
 }
 
-module.exports = { STORE_SPAN, STORE_TERM, termIn, plainTermId, storeOfTermId, storeTermReader }
+module.exports = { STORE_SPAN, STORE_TERM, DEFAULT_TERM_FROM, termIn, plainTermId, storeOfTermId, storeTermReader }

@@ -8,7 +8,7 @@ const { termWriter, termReader } = require('./terms')
 const { idFilter } = require('./id-filter')
 const { indexMerges } = require('./index-merges')
 const { idToBlob, blobToId, storeSuffix } = require('./ids')
-const { termIn, plainTermId, STORE_SPAN, STORE_TERM } = require('./store-terms')
+const { termIn, plainTermId, STORE_SPAN, STORE_TERM, DEFAULT_TERM_FROM } = require('./store-terms')
 const { qualify, deletedId } = require('../../stores/store-keys')
 const { upstreamsFor, storeUpstreamPrefix } = require('../../forwarding/upstreams')
 const { firstSeqOf, lastSeqOf, storedMsOf } = require('./seq')
@@ -156,6 +156,13 @@ function writeOps (db) {
   // read in each transaction (`began`), since a writer beside this one (an
   // import, the threads of LRS_SQLITE_WRITER=thread) may have switched them.
   let active = activeRecent.get()
+  // Whether the default store's statements get the store term (store-terms.js):
+  // read in each transaction too, as another writer may have made the
+  // first store.
+  const readDefaultTermFrom = db.prepare(`SELECT value FROM settings WHERE name = '${DEFAULT_TERM_FROM}'`).pluck()
+  const writeDefaultTermFrom = db.prepare(`INSERT INTO settings (name, value) VALUES ('${DEFAULT_TERM_FROM}', ?) ON CONFLICT (name) DO NOTHING`)
+  const readDefaultFrom = () => { const value = readDefaultTermFrom.get(); return value === undefined ? null : Number(value) }
+  let defaultTermFrom = readDefaultFrom()
   const insertIds = RECENT_BUFFERS.map((buffer) => db.prepare(`INSERT INTO ${buffer.ids} (id, seq) VALUES (?, ?)`))
   const insertOutbox = db.prepare('INSERT INTO forward_outbox (upstream, statement_id, enqueued_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING')
   const pairInserts = RECENT_BUFFERS.map(() => new Map()) // by buffer, by number of parameters
@@ -329,10 +336,12 @@ function writeOps (db) {
   // A statement of a store but the default one has its store's term ids
   // (store-terms.js) but for its verb, a check on rows of the store already;
   // `plain`, the dictionary's, are what the worker learns.
+  // A default store's statement has the store term (plain) once other
+  // stores exist (store-terms.js), after the terms the worker sent.
   function termIdsOf (record) {
     const t = record.terms
     const plain = t.all.map(terms.id)
-    const all = record.store ? plain.map((id) => termIn(record.store, id)) : plain
+    const all = record.store ? plain.map((id) => termIn(record.store, id)) : defaultTermFrom === null ? plain : [...plain, terms.id(STORE_TERM)]
     return { all, plain, verb: plain[0], authority: all[1], registration: t.registration ? all[2] : null }
   }
 
@@ -633,15 +642,25 @@ function writeOps (db) {
     // Moves statements to a later stored time (Consistent-Through, see write-batch.js).
     restamp (ids, { storedMs }) {
       let seq = nextSeq(storedMs)
-      const find = db.prepare('SELECT seq, term_ids, stored_ms FROM statements WHERE seq = ?')
+      const find = db.prepare('SELECT seq, term_ids, stored_ms, store, verb FROM statements WHERE seq = ?')
       const move = db.prepare('UPDATE statements SET seq = ? WHERE seq = ?')
+      const setTermIds = db.prepare('UPDATE statements SET term_ids = ? WHERE seq = ?')
       counts.clear()
       for (const [id, at] of storedSeqs(ids)) {
         const row = find.get(at)
         move.run(seq, row.seq)
-        const termIds = JSON.parse(row.term_ids)
+        let termIds = JSON.parse(row.term_ids)
         journaled({ seq: row.seq, toSeq: seq, id: idToBlob(id), terms: termIds })
         counts.add(row.stored_ms ?? storedMsOf(row.seq), termIds, null, -1)
+        // a default store's statement moved past DEFAULT_TERM_FROM is found by the store term (store-terms.js)
+        const storeTerm = row.store === null && defaultTermFrom !== null ? terms.id(STORE_TERM) : null
+        if (storeTerm !== null && !termIds.includes(storeTerm)) {
+          termIds = [...termIds, storeTerm]
+          setTermIds.run('[' + termIds.join(',') + ']', seq)
+          pending.terms.push(storeTerm)
+          pending.seqs.push(seq)
+          pending.verbs.push(row.verb)
+        }
         counts.add(row.stored_ms ?? storedMsOf(seq), termIds, null, 1)
         seq++
       }
@@ -654,6 +673,10 @@ function writeOps (db) {
       if (db.prepare('SELECT 1 FROM stores WHERE id = ?').get(id)) return 'taken'
       const number = db.prepare('SELECT coalesce(max(number), 0) + 1 FROM stores').pluck().get()
       if (number >= STORE_SPAN) return 'full'
+      if (defaultTermFrom === null) {
+        writeDefaultTermFrom.run(String(lastSeq.get() || 0))
+        defaultTermFrom = readDefaultFrom()
+      }
       db.prepare('INSERT INTO stores (number, id, name, created_at) VALUES (?, ?, ?, ?)').run(number, id, name, Date.now())
       return 'created'
     },
@@ -880,6 +903,7 @@ function writeOps (db) {
     // at the start of each transaction
     began () {
       active = activeRecent.get()
+      defaultTermFrom = readDefaultFrom()
       terms.began()
       storedIds.began()
     },
