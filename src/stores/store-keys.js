@@ -64,4 +64,11 @@ function storageQueryFields (fields, store) {
 const deletedId = (number, id) => `#${number}|${id}`
 const formerId = (id) => id.replace(/^#\d+\|/, '')
 
-module.exports = { deletedId, formerId, DEFAULT_STORE, STORE_PREFIX, qualify, unqualify, storeOf, qualifyAll, storageRecord, storageQueryFields }
+// The bounds of the strings that start with `prefix`, one ending in '|'
+// (a store's keys, 's<n>|', or its upstreams'): from it, up to and not
+// including the same with '}', the character after '|'.
+function prefixBounds (prefix) {
+  return [prefix, prefix.slice(0, -1) + '}']
+}
+
+module.exports = { prefixBounds, deletedId, formerId, DEFAULT_STORE, STORE_PREFIX, qualify, unqualify, storeOf, qualifyAll, storageRecord, storageQueryFields }

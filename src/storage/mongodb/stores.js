@@ -9,15 +9,17 @@
 
 const { insertManyReportingDuplicates } = require('./insert-many')
 const { credentialsChanged } = require('./credentials')
-const { qualify, deletedId, formerId } = require('../../stores/store-keys')
+const { qualify, deletedId, formerId, prefixBounds } = require('../../stores/store-keys')
 const { storeUpstreamPrefix } = require('../../forwarding/upstreams')
 
 const DEFAULT = { number: 0, id: 'default', name: 'Default store', createdAt: null, retentionDays: null, forwardUrls: [] }
 const COUNTER = 'store_numbers'
 const LIVE = { deletedAt: { $exists: false } }
 
-// The strings that start with `prefix` ('…|': '}' follows '|').
-const prefixRange = (prefix) => ({ $gte: prefix, $lt: prefix.slice(0, -1) + '}' })
+const prefixRange = (prefix) => {
+  const [low, high] = prefixBounds(prefix)
+  return { $gte: low, $lt: high }
+}
 
 // Every key of store `number` starts with 's<n>|' (store-keys.js): a
 // range of _id (or of another qualified field).

@@ -5,7 +5,7 @@
 // and after the writer has purged its data (writer-loop.js, write-ops.js
 // storePurgeSlice).
 
-const { qualify, formerId } = require('../../stores/store-keys')
+const { qualify, formerId, prefixBounds } = require('../../stores/store-keys')
 
 const LIVE = 'deleted_at IS NULL'
 
@@ -42,8 +42,7 @@ function storesRepository (db, { writer }) {
     // documents and attachments, how many and their bytes.
     async holdings (number) {
       const docs = documents.get(number || null)
-      const prefix = qualify(number, '')
-      const files = number ? attachmentsOf.get(prefix, prefix.slice(0, -1) + '}') : defaultAttachments.get()
+      const files = number ? attachmentsOf.get(...prefixBounds(qualify(number, ''))) : defaultAttachments.get()
       return { documents: docs.n, documentBytes: docs.bytes, attachments: files.n, attachmentBytes: files.bytes }
     }
   }

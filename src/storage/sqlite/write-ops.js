@@ -9,7 +9,7 @@ const { idFilter } = require('./id-filter')
 const { indexMerges } = require('./index-merges')
 const { idToBlob, blobToId, storeSuffix } = require('./ids')
 const { termIn, plainTermId, STORE_SPAN, STORE_TERM, DEFAULT_TERM_FROM } = require('./store-terms')
-const { qualify, deletedId } = require('../../stores/store-keys')
+const { qualify, deletedId, prefixBounds } = require('../../stores/store-keys')
 const { upstreamsFor, storeUpstreamPrefix } = require('../../forwarding/upstreams')
 const { firstSeqOf, lastSeqOf, storedMsOf } = require('./seq')
 const { LEVELS, RECENT_BUFFERS, DICT_TABLES, TERM_TABLES, SEQ_OF_ID, HOUR_MS, COUNTED_KINDS } = require('./schema')
@@ -404,8 +404,8 @@ function writeOps (db) {
   // ones' go as the forwarder finds their statements gone).
   function dropStoreForwarding (number) {
     const own = storeUpstreamPrefix(number)
-    db.prepare('DELETE FROM forward_outbox WHERE upstream >= ? AND upstream < ?').run(own, own.slice(0, -1) + '}')
-    db.prepare('DELETE FROM forward_dead_letters WHERE upstream >= ? AND upstream < ?').run(own, own.slice(0, -1) + '}')
+    db.prepare('DELETE FROM forward_outbox WHERE upstream >= ? AND upstream < ?').run(...prefixBounds(own))
+    db.prepare('DELETE FROM forward_dead_letters WHERE upstream >= ? AND upstream < ?').run(...prefixBounds(own))
   }
 
   // Every worker polls this counter to apply credential changes within a
@@ -507,8 +507,7 @@ function writeOps (db) {
       return out
     }
     out.documents = db.prepare('DELETE FROM documents WHERE key IN (SELECT key FROM documents WHERE store = ? LIMIT ?)').run(number, limit).changes
-    const prefix = qualify(number, '')
-    out.attachments = db.prepare('DELETE FROM attachments WHERE sha2 IN (SELECT sha2 FROM attachments WHERE sha2 > ? AND sha2 < ? LIMIT ?)').run(prefix, prefix.slice(0, -1) + '}', limit).changes
+    out.attachments = db.prepare('DELETE FROM attachments WHERE sha2 IN (SELECT sha2 FROM attachments WHERE sha2 > ? AND sha2 < ? LIMIT ?)').run(...prefixBounds(qualify(number, '')), limit).changes
     if (out.documents || out.attachments) return out
     const suffix = storeSuffix(number)
     state.level = state.level || 0
