@@ -1,22 +1,26 @@
 'use strict'
 
 // Stores (issue 36): ingest with statements spread over many stores, against
-// the same LRS writing into one store, in the same run. One LRS (pm2, the
-// README way) on a fresh store; `stores` stores are made, each with a
-// credential, through the admin API, and as many credentials of the default
-// store. Then, alternating `pairs` times, three kinds of phase, each
-// `seconds` long with `connections` connections posting batches of `batch`:
-//   one store            one credential of the default store
-//   one store, N keys    the default store's N credentials in turn (what
-//                        authenticating many keys costs, stores aside)
-//   N stores             each request in the store of its learner
+// the single-store rate, in the same run. Three LRSs (pm2, the README way),
+// each on a fresh store, one for each kind of phase; `stores` stores are made
+// in the third, each with a credential, through the admin API, and as many
+// credentials of the second's default store. Then, alternating `pairs`
+// times, the three kinds of phase, each `seconds` long with `connections`
+// connections posting batches of `batch` (the other LRSs idle, their
+// writers settled first):
+//   one store            an LRS with its default store only, one credential
+//   one store, N keys    an LRS with its default store only, its N
+//                        credentials in turn (what authenticating many
+//                        keys costs, stores aside)
+//   N stores             the LRS of N stores, each request in the store of
+//                        its learner
 // Every phase takes the next statements of one stream of the run's profile
 // (a batch of 20 is one attempt of campus: one learner, one registration).
 // In the spread phase a learner belongs to one store (learner mod N), as a
 // tenant's learners are its own: the same statements, the same learners,
-// split among the stores. The store grows through the run (each phase is
-// slower than the one before): the kinds run forwards, then backwards, so
-// that each sees the same sizes.
+// split among the stores. Each LRS grows through the run by its own
+// phases' statements (each phase is slower than the one before): the kinds
+// run forwards, then backwards, so that each sees the same sizes.
 
 const http = require('node:http')
 const autocannon = require('autocannon')
@@ -94,39 +98,69 @@ async function phase (url, { authOf, batch, connections, seconds, from, pids, ov
     p50Ms: result.latency.p50,
     p99Ms: result.latency.p99,
     non2xx: result.non2xx,
+    // which ones, where there were any ('503 x7')
+    ...(result.non2xx && { non2xxStatuses: Object.entries(result.statusCodeStats || {}).filter(([code]) => !code.startsWith('2')).map(([code, { count }]) => `${code} x${count}`).join(', ') }),
     errors: result.errors + result.timeouts
   }
 }
 
+// Waits until no LRS of `others` is busy (a merge round after its last
+// phase): their writers' CPU under 5 % over half a second, for at most 30 s.
+async function settle (others) {
+  const writers = others.map((o) => o.pids.writer).filter(Boolean)
+  if (!writers.length) return
+  const busy = () => writers.reduce((sum, pid) => sum + cpuSeconds(pid), 0)
+  for (const until = Date.now() + 30000; Date.now() < until;) {
+    const before = busy()
+    await new Promise((resolve) => setTimeout(resolve, 500))
+    if (busy() - before < 0.025) return
+  }
+}
+
 async function storesIngest ({ engine, stores = 100, batch = 20, connections = 10, seconds = 10, pairs = 3, onPhase = () => {} }) {
-  const store = await startStore(engine)
-  const lrs = await startLrs({ store })
+  const started = []
+  const startOne = async () => {
+    const store = await startStore(engine)
+    const lrs = await startLrs({ store }).catch(async (err) => { await store.stop(); throw err })
+    const one = { store, lrs, url: lrs.url, pids: { workers: lrs.workerPids(), writer: lrs.writerPid() } }
+    started.push(one)
+    return one
+  }
   try {
-    const pids = { workers: lrs.workerPids(), writer: lrs.writerPid() }
-    const workers = pids.workers.length
-    const single = await credentialIn(lrs.url, 'default')
+    // each kind its own LRS: the single-store rate is an LRS's that has no
+    // other store (a default store beside others has a store term to write,
+    // src/storage/sqlite/store-terms.js), and each LRS grows by its own kind's
+    // statements only, so that the kinds see the same sizes
+    const alone = await startOne()
+    const keyed = await startOne()
+    const shared = await startOne()
+    const workers = alone.pids.workers.length
+    const single = await credentialIn(alone.url, 'default')
     const keys = []
     const spread = []
     for (let i = 0; i < stores; i++) {
       const id = `bench-${i}`
-      const made = await request(lrs.url + '/admin/stores', { method: 'POST', body: { id } })
+      const made = await request(shared.url + '/admin/stores', { method: 'POST', body: { id } })
       if (made.status !== 201) throw new Error(`store ${id}: ${made.status} ${made.text}`)
-      spread.push(await credentialIn(lrs.url, id))
-      keys.push(await credentialIn(lrs.url, 'default'))
+      spread.push(await credentialIn(shared.url, id))
+      keys.push(await credentialIn(keyed.url, 'default'))
     }
-    await warm(lrs.url, [single, ...keys, ...spread], workers)
+    await warm(alone.url, [single], workers)
+    await warm(keyed.url, keys, workers)
+    await warm(shared.url, spread, workers)
     const learnerOf = (i) => attemptOf(i).learner
     const kinds = [
-      ['one store', () => single],
-      [`one store, ${stores} keys`, (i) => keys[Math.floor(i / batch) % stores]],
-      [`${stores} stores`, (i) => spread[learnerOf(i) % stores]]
+      ['one store', alone, () => single],
+      [`one store, ${stores} keys`, keyed, (i) => keys[Math.floor(i / batch) % stores]],
+      [`${stores} stores`, shared, (i) => spread[learnerOf(i) % stores]]
     ]
     const phases = []
     let from = 0
     for (let pair = 0; pair < pairs; pair++) {
-      // forwards, then backwards: no kind always runs on the largest store of its round
-      for (const [kind, authOf] of pair % 2 ? [...kinds].reverse() : kinds) {
-        const r = { kind, pair: pair + 1, ...await phase(lrs.url, { authOf, batch, connections, seconds, from, pids }) }
+      // forwards, then backwards: no kind always runs right after another's
+      for (const [kind, target, authOf] of pair % 2 ? [...kinds].reverse() : kinds) {
+        await settle(started.filter((o) => o !== target))
+        const r = { kind, pair: pair + 1, ...await phase(target.url, { authOf, batch, connections, seconds, from, pids: target.pids }) }
         from += r.sent
         phases.push(r)
         onPhase(r)
@@ -154,8 +188,10 @@ async function storesIngest ({ engine, stores = 100, batch = 20, connections = 1
       }
     }
   } finally {
-    await lrs.stop()
-    await store.stop()
+    for (const one of started) {
+      await one.lrs.stop()
+      await one.store.stop()
+    }
   }
 }
 
