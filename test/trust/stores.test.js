@@ -153,6 +153,18 @@ test('an attachment stored in one store is not served with a statement of anothe
   assert.ok(own.buffer.includes(content))
 })
 
+test('an Activity\'s definition given in one store is not shown through another (GET /activities)', async () => {
+  const { acme, home } = await twoStores()
+  const id = `http://example.com/activities/${crypto.randomUUID()}`
+  const object = (name) => ({ objectType: 'Activity', id, definition: { name: { 'en-US': name }, type: 'http://adlnet.gov/expapi/activities/course' } })
+  await post(acme, statement({ object: object('ACME internal course') }))
+  const path = `/activities?activityId=${encodeURIComponent(id)}`
+  assert.deepEqual((await home(path)).json, { objectType: 'Activity', id }, 'unknown in the default store')
+  await post(home, statement({ object: object('Home course') }))
+  assert.deepEqual((await home(path)).json.definition.name, { 'en-US': 'Home course' })
+  assert.deepEqual((await acme(path)).json.definition.name, { 'en-US': 'ACME internal course' })
+})
+
 test('a store\'s admin sees and manages its own store only; stores/admin manages the stores', async () => {
   const { lrs, acme, home, acmeAdmin } = await twoStores()
   const learner = { mbox: `mailto:erase-${crypto.randomUUID()}@example.com` }
