@@ -443,7 +443,9 @@ const storesQueryScenario = {
   labels: {
     figures: {
       smallStoreWorstP99MsBeside: { label: 'Small store beside the large one, worst shape\'s P99', unit: 'ms', better: 'lower' },
-      smallStoreWorstP99MsAlone: { label: 'Small store alone, worst shape\'s P99', unit: 'ms', better: 'lower' }
+      smallStoreWorstP99MsAlone: { label: 'Small store alone, worst shape\'s P99', unit: 'ms', better: 'lower' },
+      smallStoreExportMsBeside: { label: 'Small store\'s export beside the large one', unit: 'ms', better: 'lower' },
+      smallStoreExportMsAlone: { label: 'Small store\'s export alone', unit: 'ms', better: 'lower' }
     },
     columns: {
       ...pick('p50Ms', 'p99Ms'),

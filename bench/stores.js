@@ -34,13 +34,13 @@ const { SHAPES, timeShape } = require('./statement-queries')
 const ADMIN = 'bench:bench-secret'
 const basic = (auth) => 'Basic ' + Buffer.from(auth).toString('base64')
 
-function request (url, { method = 'GET', auth = ADMIN, body, fresh = false } = {}) {
+function request (url, { method = 'GET', auth = ADMIN, body, fresh = false, headers = {} } = {}) {
   return new Promise((resolve, reject) => {
     const payload = body === undefined ? undefined : JSON.stringify(body)
     const req = http.request(url, {
       method,
       agent: fresh ? false : undefined,
-      headers: { Authorization: basic(auth), 'X-Experience-API-Version': '1.0.3', ...(payload && { 'Content-Type': 'application/json' }) }
+      headers: { Authorization: basic(auth), 'X-Experience-API-Version': '1.0.3', ...(payload && { 'Content-Type': 'application/json' }), ...headers }
     }, (res) => {
       const chunks = []
       res.on('data', (c) => chunks.push(c))
@@ -210,6 +210,7 @@ async function storesQuery ({ engine, big = 1000000, small = 10000, queries = 40
   const pick = () => big + Math.floor(Math.random() * small)
   const shapes = Object.entries(SHAPES).filter(([name]) => !name.startsWith('since') && !name.startsWith('until'))
   const rows = []
+  const exports = {}
   const smallId = smallIn === 'default' ? 'default' : 'small'
   const smallFill = [smallId, big, big + small]
   const bigFill = ['big', 0, big]
@@ -236,6 +237,12 @@ async function storesQuery ({ engine, big = 1000000, small = 10000, queries = 40
           rows.push(row)
           onProgress(`  ${setting}: ${shape}: P50 ${row.p50Ms} ms, P99 ${row.p99Ms} ms, ${row.rowsPerQuery} statements a page`)
         }
+        // the small store's export (GET /admin/statements/export, the bootstrap credential in it)
+        const started = performance.now()
+        const exported = await request(lrs.url + '/admin/statements/export', { headers: smallId === 'default' ? {} : { 'X-LRS-Store': smallId } })
+        if (exported.status !== 200) throw new Error(`export: ${exported.status} ${exported.text.slice(0, 200)}`)
+        exports[setting] = { ms: Math.round(performance.now() - started), statements: exported.text.split('\n').filter(Boolean).length }
+        onProgress(`  ${setting}: export of the small store: ${exports[setting].statements} statements in ${exports[setting].ms} ms`)
       } finally {
         await lrs.stop()
       }
@@ -244,7 +251,7 @@ async function storesQuery ({ engine, big = 1000000, small = 10000, queries = 40
     }
   }
   const worst = (setting) => Math.max(...rows.filter((r) => r.setting === setting).map((r) => r.p99Ms))
-  return { rows, summary: { smallStoreWorstP99MsBeside: worst('beside'), smallStoreWorstP99MsAlone: worst('alone') } }
+  return { rows, summary: { smallStoreWorstP99MsBeside: worst('beside'), smallStoreWorstP99MsAlone: worst('alone'), smallStoreExportMsBeside: exports.beside.ms, smallStoreExportMsAlone: exports.alone.ms } }
 }
 
 // Deleting a large store while another store takes statements (issue 36:

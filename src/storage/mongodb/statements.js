@@ -39,7 +39,7 @@
 const crypto = require('node:crypto')
 const { insertManyReportingDuplicates, onlyDuplicateKeyErrors } = require('./insert-many')
 const { statementFilter, matchFilter, storeFilter } = require('./statement-filter')
-const { qualify, qualifyAll, unqualify, storeOf } = require('../../stores/store-keys')
+const { qualify, qualifyAll, unqualify, storeOf, prefixBounds } = require('../../stores/store-keys')
 const { byId } = require('./by-id')
 const { upstreamsFor } = require('../../forwarding/upstreams')
 
@@ -341,11 +341,14 @@ function statementsRepository (db, { queryTimeoutMs, isFerret, locks, hooks, out
     // Every statement (voided ones too) stored after `since` and at or
     // before `until`, from the keyset position `after`, in _id order: an
     // export reads every statement anyway, so it walks the _id index
-    // rather than adding an index on `stored` alone to every insert.
+    // rather than adding an index on `stored` alone to every insert. A
+    // store's ids are its range of it (store-keys.js): the walk reads no
+    // other store's.
     async scan ({ since = null, until = null, after = null, limit, store = 0 }) {
       const filter = { body: { $exists: true }, ...storeFilter(store) }
       if (since || until) filter.stored = { ...(since && { $gt: since }), ...(until && { $lte: until }) }
-      if (after !== null) filter._id = { $gt: after }
+      const [low, high] = store ? prefixBounds(qualify(store, '')) : [null, null]
+      if (after !== null || store) filter._id = { ...(after !== null && { $gt: after }), ...(store && { $gte: low, $lt: high }) }
       const docs = await col.find(filter, { projection: ROW_PROJECTION, sort: { _id: 1 }, limit, ...read }).toArray()
       return docs.map(toRow)
     }

@@ -248,12 +248,21 @@ function statementsRepository (db, { writer }) {
 
     // Every statement (voided ones too) stored after `since` and at or
     // before `until`, in stored order, from the keyset position `after`
-    // (export).
+    // (export, retention, delete by range).
     // `store`: its number (0, the default store).
+    // A store's statements are its store term's rows, as for an unfiltered
+    // query (store-terms.js): walking the table instead read every other
+    // store's rows in the range, each retention slice from the start again.
     async scan ({ since = null, until = null, after = null, limit, store = 0 }) {
-      const low = Math.max(after === null ? -1 : Number(after), since === null ? -1 : lastSeqAt(since.getTime()))
+      const low = Math.max(after === null ? -1 : Number(after), since === null ? -1 : lastSeqAt(since.getTime())) // exclusive
       const high = until === null ? Number.MAX_SAFE_INTEGER : lastSeqAt(until.getTime())
-      return scanRows.all(low, high, store || null, limit).map(toRow)
+      const storeTerm = termId(STORE_TERM)
+      const termRows = (term, from, n) => term === undefined || n <= 0 || from >= high ? [] : rowsBySeq(postings.ASC.all(...termRange(term, from + 1, high), n))
+      if (store) return termRows(termIn(store, storeTerm), low, limit)
+      // the default store: the table up to the last seq before it had the term, its term's rows after
+      const from = defaultFrom()
+      const rows = scanRows.all(low, from === null ? high : Math.min(high, from), null, limit).map(toRow)
+      return from === null ? rows : [...rows, ...termRows(storeTerm, Math.max(low, from), limit - rows.length)]
     },
 
     // Counts for GET /admin/overview from the hourly counters (schema.js):
