@@ -39,7 +39,8 @@
 const crypto = require('node:crypto')
 const { insertManyReportingDuplicates, onlyDuplicateKeyErrors } = require('./insert-many')
 const { statementFilter, matchFilter, storeFilter } = require('./statement-filter')
-const { qualify, qualifyAll, unqualify, storeOf, prefixBounds } = require('../../stores/store-keys')
+const { qualify, qualifyAll, unqualify, storeOf } = require('../../stores/store-keys')
+const { keyRange } = require('./stores')
 const { byId } = require('./by-id')
 const { upstreamsFor } = require('../../forwarding/upstreams')
 
@@ -347,8 +348,7 @@ function statementsRepository (db, { queryTimeoutMs, isFerret, locks, hooks, out
     async scan ({ since = null, until = null, after = null, limit, store = 0 }) {
       const filter = { body: { $exists: true }, ...storeFilter(store) }
       if (since || until) filter.stored = { ...(since && { $gt: since }), ...(until && { $lte: until }) }
-      const [low, high] = store ? prefixBounds(qualify(store, '')) : [null, null]
-      if (after !== null || store) filter._id = { ...(after !== null && { $gt: after }), ...(store && { $gte: low, $lt: high }) }
+      if (after !== null || store) filter._id = { ...(store && keyRange(store)), ...(after !== null && { $gt: after }) }
       const docs = await col.find(filter, { projection: ROW_PROJECTION, sort: { _id: 1 }, limit, ...read }).toArray()
       return docs.map(toRow)
     }

@@ -13,7 +13,7 @@ const { idToBlob, blobToId } = require('./ids')
 const { storedOf, lastSeqOf } = require('./seq')
 const { termReader, agentTerm, agentTerms, termsOf, hashedAgent, CACHED_TERMS } = require('./terms')
 const { storeOf } = require('../../stores/store-keys')
-const { STORE_TERM, DEFAULT_TERM_FROM, termIn, storeTermReader, plainTermId, storeOfTermId } = require('./store-terms')
+const { STORE_TERM, defaultTermFromReader, termIn, storeTermReader, plainTermId, storeOfTermId } = require('./store-terms')
 const { BoundedMap } = require('../../lib/bounded-map')
 const { statementSeqQuery, referencedQuery, placeholders } = require('./statement-sql')
 const { TERM_TABLES, ID_TABLES, DICT_TABLES, SEQ_OF_ID, HOUR_MS } = require('./schema')
@@ -92,13 +92,10 @@ function statementsRepository (db, { writer }) {
     return id === undefined ? [] : (store ? [store] : storeNumbers.all()).map((n) => termIn(n, id))
   }
   // store-terms.js: null until the first store but the default one; then it never changes
-  const readDefaultFrom = db.prepare(`SELECT value FROM settings WHERE name = '${DEFAULT_TERM_FROM}'`).pluck()
+  const readDefaultFrom = defaultTermFromReader(db)
   let knownDefaultFrom = null
   const defaultFrom = () => {
-    if (knownDefaultFrom === null) {
-      const value = readDefaultFrom.get()
-      if (value !== undefined) knownDefaultFrom = Number(value)
-    }
+    if (knownDefaultFrom === null) knownDefaultFrom = readDefaultFrom()
     return knownDefaultFrom
   }
   function storedIn (store) {
@@ -110,7 +107,7 @@ function statementsRepository (db, { writer }) {
   // (a store's term ids, negative, are decoded here: store-terms.js)
   const hourTerms = db.prepare('SELECT term AS id, sum(count) AS count FROM hourly_terms WHERE hour BETWEEN ? AND ? GROUP BY term HAVING count > 0')
   const termString = db.prepare('SELECT term FROM terms WHERE id = ?').pluck()
-  const scanRows = db.prepare('SELECT seq, id, ts, body, stored_ms FROM statements WHERE seq > ? AND seq <= ? AND store IS ? ORDER BY seq LIMIT ?')
+  const scanRows = db.prepare('SELECT seq, id, ts, body, stored_ms FROM statements WHERE seq > ? AND seq <= ? AND store IS NULL ORDER BY seq LIMIT ?') // the default store's (scan)
   const spilledSeq = db.prepare('SELECT seq FROM statements WHERE stored_ms IS NOT NULL AND stored_ms <= ? ORDER BY stored_ms DESC, seq DESC LIMIT 1').pluck()
 
   // The last seq of what was stored at or before `ms`, for since and
@@ -261,7 +258,7 @@ function statementsRepository (db, { writer }) {
       if (store) return termRows(termIn(store, storeTerm), low, limit)
       // the default store: the table up to the last seq before it had the term, its term's rows after
       const from = defaultFrom()
-      const rows = scanRows.all(low, from === null ? high : Math.min(high, from), null, limit).map(toRow)
+      const rows = scanRows.all(low, from === null ? high : Math.min(high, from), limit).map(toRow)
       return from === null ? rows : [...rows, ...termRows(storeTerm, Math.max(low, from), limit - rows.length)]
     },
 

@@ -55,4 +55,14 @@ function storeTermReader (termId, store) {
   return store ? (term) => termIn(store, termId(term)) : termId
 }
 
-module.exports = { STORE_SPAN, STORE_TERM, DEFAULT_TERM_FROM, termIn, plainTermId, storeOfTermId, storeTermReader }
+// The setting DEFAULT_TERM_FROM as a reader: a seq, or null while the
+// default store's statements have no store term.
+function defaultTermFromReader (db) {
+  const read = db.prepare(`SELECT value FROM settings WHERE name = '${DEFAULT_TERM_FROM}'`).pluck()
+  return () => {
+    const value = read.get()
+    return value === undefined ? null : Number(value)
+  }
+}
+
+module.exports = { STORE_SPAN, STORE_TERM, DEFAULT_TERM_FROM, defaultTermFromReader, termIn, plainTermId, storeOfTermId, storeTermReader }

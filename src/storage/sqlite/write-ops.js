@@ -8,7 +8,7 @@ const { termWriter, termReader } = require('./terms')
 const { idFilter } = require('./id-filter')
 const { indexMerges } = require('./index-merges')
 const { idToBlob, blobToId, storeSuffix } = require('./ids')
-const { termIn, plainTermId, STORE_SPAN, STORE_TERM, DEFAULT_TERM_FROM } = require('./store-terms')
+const { termIn, plainTermId, STORE_SPAN, STORE_TERM, DEFAULT_TERM_FROM, defaultTermFromReader } = require('./store-terms')
 const { qualify, deletedId, prefixBounds } = require('../../stores/store-keys')
 const { upstreamsFor, storeUpstreamPrefix } = require('../../forwarding/upstreams')
 const { firstSeqOf, lastSeqOf, storedMsOf } = require('./seq')
@@ -159,9 +159,8 @@ function writeOps (db) {
   // Whether the default store's statements get the store term (store-terms.js):
   // read in each transaction too, as another writer may have made the
   // first store.
-  const readDefaultTermFrom = db.prepare(`SELECT value FROM settings WHERE name = '${DEFAULT_TERM_FROM}'`).pluck()
+  const readDefaultFrom = defaultTermFromReader(db)
   const writeDefaultTermFrom = db.prepare(`INSERT INTO settings (name, value) VALUES ('${DEFAULT_TERM_FROM}', ?) ON CONFLICT (name) DO NOTHING`)
-  const readDefaultFrom = () => { const value = readDefaultTermFrom.get(); return value === undefined ? null : Number(value) }
   let defaultTermFrom = readDefaultFrom()
   const insertIds = RECENT_BUFFERS.map((buffer) => db.prepare(`INSERT INTO ${buffer.ids} (id, seq) VALUES (?, ?)`))
   const insertOutbox = db.prepare('INSERT INTO forward_outbox (upstream, statement_id, enqueued_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING')
