@@ -206,17 +206,23 @@ async function storesIngest ({ engine, stores = 100, batch = 20, connections = 1
 // and takes a larger one in: its statements are older than every other
 // store's, where an unfiltered walk of the statements table would step
 // over all of theirs, store-terms.js).
-async function storesQuery ({ engine, big = 1000000, small = 10000, queries = 40, smallIn = 'own', onProgress = () => {} }) {
+// Both LRSs run at once, and in each of `rounds` rounds every shape is
+// timed `queries` times in one, then in the other (the order turning each
+// round): a P99 of 100 queries is about their second slowest, and one
+// busy moment of the machine would otherwise fall on one setting only.
+// The figures are the medians over rounds.
+async function storesQuery ({ engine, big = 1000000, small = 10000, queries = 40, rounds = 1, smallIn = 'own', onProgress = () => {} }) {
   const pick = () => big + Math.floor(Math.random() * small)
   const shapes = Object.entries(SHAPES).filter(([name]) => !name.startsWith('since') && !name.startsWith('until'))
-  const rows = []
-  const exports = {}
   const smallId = smallIn === 'default' ? 'default' : 'small'
   const smallFill = [smallId, big, big + small]
   const bigFill = ['big', 0, big]
-  for (const [setting, fills] of [['beside', smallIn === 'default' ? [smallFill, bigFill] : [bigFill, smallFill]], ['alone', [smallFill]]]) {
-    const store = await startStore(engine)
-    try {
+  const settings = [['beside', smallIn === 'default' ? [smallFill, bigFill] : [bigFill, smallFill]], ['alone', [smallFill]]]
+  const running = {}
+  try {
+    for (const [setting, fills] of settings) {
+      const store = await startStore(engine)
+      running[setting] = { store }
       const storage = await openStoreStorage(store)
       try {
         for (const [id, from, to] of fills) {
@@ -227,31 +233,58 @@ async function storesQuery ({ engine, big = 1000000, small = 10000, queries = 40
       } finally {
         await storage.close()
       }
-      const lrs = await startLrs({ store })
-      try {
-        const auth = await credentialIn(lrs.url, smallId)
-        await warm(lrs.url, [auth], lrs.workerPids().length)
-        for (const [shape, query] of shapes) {
+    }
+    for (const [setting] of settings) {
+      const one = running[setting]
+      one.lrs = await startLrs({ store: one.store })
+      one.auth = await credentialIn(one.lrs.url, smallId)
+      await warm(one.lrs.url, [one.auth], one.lrs.workerPids().length)
+      // and each shape's code, on the connection the timed queries take
+      for (const [, query] of shapes) await timeShape(one.lrs.url, query, '', { queries: 5, pick, auth: one.auth })
+    }
+    // the fill's last index merges, which an LRS's writer finishes after its
+    // start, are not the queries' to pay
+    const writers = Object.values(running).map((one) => ({ pids: { writer: one.lrs.writerPid() } }))
+    const settling = Date.now()
+    await settle(writers)
+    onProgress(`  writers settled after ${Date.now() - settling} ms`)
+    const timed = [] // { round, setting, shape, p50Ms, p99Ms, rowsPerQuery }
+    for (let round = 0; round < rounds; round++) {
+      for (const [shape, query] of shapes) {
+        const order = round % 2 ? ['alone', 'beside'] : ['beside', 'alone']
+        for (const setting of order) {
+          const { lrs, auth } = running[setting]
           const r = await timeShape(lrs.url, query, '', { queries, pick, auth })
-          const row = { setting, shape, p50Ms: r.p50Ms, p99Ms: r.p99Ms, rowsPerQuery: Math.round(r.rowsPerQuery * 10) / 10 }
-          rows.push(row)
-          onProgress(`  ${setting}: ${shape}: P50 ${row.p50Ms} ms, P99 ${row.p99Ms} ms, ${row.rowsPerQuery} statements a page`)
+          timed.push({ round, setting, shape, p50Ms: r.p50Ms, p99Ms: r.p99Ms, rowsPerQuery: r.rowsPerQuery })
+          onProgress(`  round ${round + 1}, ${setting}: ${shape}: P50 ${r.p50Ms} ms, P99 ${r.p99Ms} ms, ${Math.round(r.rowsPerQuery * 10) / 10} statements a page`)
         }
-        // the small store's export (GET /admin/statements/export, the bootstrap credential in it)
-        const started = performance.now()
-        const exported = await request(lrs.url + '/admin/statements/export', { headers: smallId === 'default' ? {} : { 'X-LRS-Store': smallId } })
-        if (exported.status !== 200) throw new Error(`export: ${exported.status} ${exported.text.slice(0, 200)}`)
-        exports[setting] = { ms: Math.round(performance.now() - started), statements: exported.text.split('\n').filter(Boolean).length }
-        onProgress(`  ${setting}: export of the small store: ${exports[setting].statements} statements in ${exports[setting].ms} ms`)
-      } finally {
-        await lrs.stop()
       }
-    } finally {
-      await store.stop()
+    }
+    const rows = []
+    for (const [setting] of settings) {
+      for (const [shape] of shapes) {
+        const mine = timed.filter((t) => t.setting === setting && t.shape === shape)
+        const median = (field) => percentile(mine.map((t) => t[field]), 50)
+        rows.push({ setting, shape, p50Ms: median('p50Ms'), p99Ms: median('p99Ms'), worstRoundP99Ms: Math.max(...mine.map((t) => t.p99Ms)), rowsPerQuery: Math.round(median('rowsPerQuery') * 10) / 10 })
+      }
+    }
+    // the small store's export (GET /admin/statements/export, the bootstrap credential in it)
+    const exports = {}
+    for (const [setting] of settings) {
+      const started = performance.now()
+      const exported = await request(running[setting].lrs.url + '/admin/statements/export', { headers: smallId === 'default' ? {} : { 'X-LRS-Store': smallId } })
+      if (exported.status !== 200) throw new Error(`export: ${exported.status} ${exported.text.slice(0, 200)}`)
+      exports[setting] = { ms: Math.round(performance.now() - started), statements: exported.text.split('\n').filter(Boolean).length }
+      onProgress(`  ${setting}: export of the small store: ${exports[setting].statements} statements in ${exports[setting].ms} ms`)
+    }
+    const worst = (setting) => Math.max(...rows.filter((r) => r.setting === setting).map((r) => r.p99Ms))
+    return { rows, timed, summary: { smallStoreWorstP99MsBeside: worst('beside'), smallStoreWorstP99MsAlone: worst('alone'), smallStoreExportMsBeside: exports.beside.ms, smallStoreExportMsAlone: exports.alone.ms } }
+  } finally {
+    for (const one of Object.values(running)) {
+      if (one.lrs) await one.lrs.stop()
+      await one.store.stop()
     }
   }
-  const worst = (setting) => Math.max(...rows.filter((r) => r.setting === setting).map((r) => r.p99Ms))
-  return { rows, summary: { smallStoreWorstP99MsBeside: worst('beside'), smallStoreWorstP99MsAlone: worst('alone'), smallStoreExportMsBeside: exports.beside.ms, smallStoreExportMsAlone: exports.alone.ms } }
 }
 
 // Deleting a large store while another store takes statements (issue 36:
