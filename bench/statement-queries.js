@@ -68,7 +68,7 @@ async function timeShape (url, shape, limit, { queries = 40, pick = () => Math.f
     times.push(res.ms)
     rows += JSON.parse(res.text).statements.length
   }
-  return { p50Ms: percentile(times, 50), p99Ms: percentile(times, 99), maxMs: percentile(times, 100), rowsPerQuery: rows / queries }
+  return { p50Ms: percentile(times, 50), p99Ms: percentile(times, 99), maxMs: percentile(times, 100), rowsPerQuery: rows / queries, times }
 }
 
 // The background ingest, in a process of its own: in the process that
