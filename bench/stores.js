@@ -210,7 +210,8 @@ async function storesIngest ({ engine, stores = 100, batch = 20, connections = 1
 // timed `queries` times in one, then in the other (the order turning each
 // round): a P99 of 100 queries is about their second slowest, and one
 // busy moment of the machine would otherwise fall on one setting only.
-// The figures are the medians over rounds.
+// Each shape's P50 and P99 are the medians over rounds; its P99 over all
+// the rounds' queries and its worst round's P99 come with them.
 async function storesQuery ({ engine, big = 1000000, small = 10000, queries = 40, rounds = 1, smallIn = 'own', onProgress = () => {} }) {
   const pick = () => big + Math.floor(Math.random() * small)
   const shapes = Object.entries(SHAPES).filter(([name]) => !name.startsWith('since') && !name.startsWith('until'))
@@ -248,7 +249,7 @@ async function storesQuery ({ engine, big = 1000000, small = 10000, queries = 40
     const settling = Date.now()
     await settle(writers)
     onProgress(`  writers settled after ${Date.now() - settling} ms`)
-    const timed = [] // { round, setting, shape, p50Ms, p99Ms, rowsPerQuery }
+    const timed = [] // { round, setting, shape, p50Ms, p99Ms, rowsPerQuery, times }
     for (let round = 0; round < rounds; round++) {
       for (const [shape, query] of shapes) {
         const order = round % 2 ? ['alone', 'beside'] : ['beside', 'alone']
