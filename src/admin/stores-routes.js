@@ -15,7 +15,8 @@
 const { errors } = require('../errors')
 const { json, schema, response } = require('../http/openapi-parts')
 const { storeDirectory, STORE_ID } = require('../stores/store-directory')
-const { parseUpstream, upstreamProblem, MAX_PER_STORE } = require('../forwarding/upstreams')
+const { MAX_PER_STORE } = require('../forwarding/upstreams')
+const { upstreamListProblem, replaceStoreUpstreams } = require('../forwarding/store-upstreams')
 
 const FORWARD_URLS = {
   type: 'array',
@@ -45,21 +46,14 @@ const CONFIRM = { confirm: { schema: { type: 'string', maxLength: 64 }, descript
 
 // 400 for a URL that cannot be an upstream (the schema checks the list's shape).
 function checkUpstreams (urls) {
-  for (const [i, raw] of urls.entries()) {
-    const problem = upstreamProblem(raw)
-    if (problem) throw errors.BadRequest(`forwardUrls[${i}] ${problem}`)
-  }
-  const names = urls.map((u) => parseUpstream(u).name)
-  if (new Set(names).size !== names.length) throw errors.BadRequest('forwardUrls names one endpoint twice')
+  const problem = upstreamListProblem(urls, (i) => `forwardUrls[${i}]`)
+  if (problem) throw errors.BadRequest(problem)
 }
 
-// Sets a store's upstreams; what was queued for those it no longer has
-// goes. This worker forwards to them at once, the others within
-// LRS_CREDENTIAL_POLL_MS. false when there is no such store.
+// Sets a store's upstreams. This worker forwards to them at once, the
+// others within LRS_CREDENTIAL_POLL_MS. false when there is no such store.
 async function setForwarding ({ storage, upstreams }, store, urls) {
-  const keep = new Set(urls.map((u) => parseUpstream(u, store.number).id))
-  const dropUpstreams = (store.forwardUrls || []).map((u) => parseUpstream(u, store.number).id).filter((id) => !keep.has(id))
-  if (!await storage.stores.setForwarding({ id: store.id, urls, dropUpstreams })) return false
+  if (!await replaceStoreUpstreams(storage, store, urls)) return false
   await upstreams.refresh()
   return true
 }

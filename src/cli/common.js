@@ -53,4 +53,11 @@ async function storeNumber (storage, id) {
   return (await storeDirectory(storage).byId(id)).number
 }
 
-module.exports = { action, usageError, configOf, withStorage, storeNumber }
+// What a piped stdin (or any stream) holds, as text.
+async function readAll (stream) {
+  const chunks = []
+  for await (const chunk of stream) chunks.push(Buffer.from(chunk))
+  return Buffer.concat(chunks).toString('utf8')
+}
+
+module.exports = { action, usageError, configOf, withStorage, storeNumber, readAll }

@@ -8,12 +8,8 @@
 
 const crypto = require('node:crypto')
 const { SECRET_MIN_LENGTH: MIN_LENGTH, SECRET_MAX_LENGTH: MAX_LENGTH, SECRET_PATTERN } = require('../auth/credential-rules')
+const { readAll } = require('./common')
 
-async function readAll (stream) {
-  const chunks = []
-  for await (const chunk of stream) chunks.push(Buffer.from(chunk))
-  return Buffer.concat(chunks).toString('utf8')
-}
 
 // One line typed without echo; Ctrl-C cancels. Prompts go to stderr, so
 // stdout holds only the command's result.

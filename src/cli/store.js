@@ -1,14 +1,16 @@
 'use strict'
 
-// lrs store create|rename|retention|delete|list: the stores, as /admin/stores manages them
+// lrs store create|rename|retention|forward|delete|list: the stores, as /admin/stores manages them
 // (src/admin/stores-routes.js), from a shell on the host. Each change
 // writes an audit line (audit.js).
 
 const { errors } = require('../errors')
-const { action, usageError, configOf, withStorage } = require('./common')
+const { action, usageError, configOf, withStorage, readAll } = require('./common')
 const { STORE_ID, storeDirectory } = require('../stores/store-directory')
 const { auditLogger } = require('./audit')
 const { formatTable } = require('./table')
+const { upstreamListProblem, replaceStoreUpstreams } = require('../forwarding/store-upstreams')
+const { parseUpstream } = require('../forwarding/upstreams')
 
 async function create (io, cmd, id, options) {
   if (!new RegExp(STORE_ID).test(id)) usageError(cmd, `a store id has 1 to 63 lower-case letters, digits or dashes, starting with a letter or digit (got "${id}")`)
@@ -47,6 +49,29 @@ async function retention (io, cmd, id, days) {
   })
 }
 
+// The URLs come on stdin, a line each: they hold the upstreams' credentials,
+// which a command line would leave in shell history and show to `ps`.
+async function forward (io, cmd, id, options) {
+  let urls = []
+  if (!options.none) {
+    if (io.stdin.isTTY) usageError(cmd, 'pipe the upstream URLs on stdin, one a line (they hold credentials, which a command line would show), or give --none')
+    urls = (await readAll(io.stdin)).split(/\r?\n/).map((line) => line.trim()).filter(Boolean)
+    if (!urls.length) usageError(cmd, 'no URL on stdin: give --none to stop forwarding')
+    const problem = upstreamListProblem(urls, (i) => `line ${i + 1}`)
+    if (problem) usageError(cmd, problem)
+  }
+  const config = configOf(io)
+  return withStorage(config, async (storage) => {
+    const store = await storeDirectory(storage).byId(id)
+    if (!await replaceStoreUpstreams(storage, store, urls)) throw errors.NotFound(`no store "${id}" ("lrs store list" shows them)`)
+    auditLogger(config).info({ audit: 'store-forwarding', store: id, upstreams: urls.length }, 'store upstreams set')
+    io.stdout.write(urls.length
+      ? `store "${id}" forwards the statements it stores from now on to ${urls.map((u) => parseUpstream(u).shown).join(', ')}; the running LRS takes this within LRS_CREDENTIAL_POLL_MS\n`
+      : `store "${id}" forwards to no upstream of its own; what was queued for its upstreams is dropped\n`)
+    return 0
+  })
+}
+
 // A deletion cannot be undone: --dry-run shows what would go, --yes deletes.
 async function remove (io, cmd, id, options) {
   if (options.dryRun === options.yes) usageError(cmd, options.yes ? '--dry-run and --yes exclude each other' : 'a deletion cannot be undone: add --dry-run to see what would be removed, or --yes to delete the store')
@@ -79,8 +104,8 @@ async function list (io, options) {
       return 0
     }
     const mib = (bytes) => (bytes / 1048576).toFixed(1)
-    io.stdout.write(formatTable(['ID', 'STATEMENTS', 'DOCUMENTS', 'ATTACHMENTS', 'MIB', 'CREDENTIALS', 'KEPT (DAYS)', 'CREATED', 'NAME'],
-      rows.map((r) => [r.id, r.statements, r.documents, r.attachments, mib(r.documentBytes + r.attachmentBytes), r.credentials, r.retentionDays || 'always', r.createdAt || '-', r.name])))
+    io.stdout.write(formatTable(['ID', 'STATEMENTS', 'DOCUMENTS', 'ATTACHMENTS', 'MIB', 'CREDENTIALS', 'KEPT (DAYS)', 'UPSTREAMS', 'CREATED', 'NAME'],
+      rows.map((r) => [r.id, r.statements, r.documents, r.attachments, mib(r.documentBytes + r.attachmentBytes), r.credentials, r.retentionDays || 'always', r.forwardTo.length, r.createdAt || '-', r.name])))
     if (deleting.length) {
       io.stdout.write('\nDeleted, being purged:\n' + formatTable(['ID', 'STATEMENTS LEFT', 'DELETED', 'NAME'], deleting.map((d) => [d.id, d.statementsLeft, d.deletedAt, d.name])))
     }
@@ -90,7 +115,7 @@ async function list (io, options) {
 
 function register (program, io) {
   const store = program.command('store')
-    .summary('create, rename, delete and list stores, and set their retention')
+    .summary('create, rename, delete and list stores, and set their retention and upstreams')
     .description('Create and list stores: partitions of the LRS whose statements, documents and attachments no other store\'s credentials can reach. Each credential belongs to one (lrs credential create --store).')
     .addHelpText('after', '\nExamples:\n  $ lrs store create acme --name "ACME Corp"\n  $ lrs store rename acme "ACME Corporation"\n  $ lrs store delete acme --dry-run\n  $ lrs store list')
 
@@ -118,6 +143,14 @@ function register (program, io) {
     .addHelpText('after', '\nExamples:\n  $ lrs store retention acme 365\n  $ lrs store retention acme off')
     .action(action(function (id, days) { return retention(io, this, id, days) }))
 
+  store.command('forward')
+    .summary('set the upstream LRSs a store\'s statements are forwarded to')
+    .description('Replace the store\'s own upstream LRSs (besides LRS_FORWARD_URLS) with the URLs read from stdin, one a line (https://user:pass@host/xapi; at most 5, http or https, no query): never from the command line, which shell history keeps and ps shows. Statements the store stores from then on are forwarded to them, with their ids; what was queued for an upstream no longer listed is dropped. --none: no upstream of its own. The credentials are kept in the database and never shown.')
+    .argument('<id>', 'the store')
+    .option('--none', 'forward to no upstream of its own')
+    .addHelpText('after', '\nExamples:\n  $ lrs store forward acme < upstreams.txt\n  $ printf \'%s\\n\' "$UPSTREAM_URL" | lrs store forward acme\n  $ lrs store forward acme --none')
+    .action(action(function (id, options) { return forward(io, this, id, options) }))
+
   store.command('delete')
     .summary('delete a store and everything in it')
     .description('Delete a store: its statements, documents, attachments and credentials. It is gone for every request at once (its id is free again); the LRS purges its data in the background. Cannot be undone: --dry-run shows what would go, --yes deletes. The default store cannot be deleted.')
@@ -129,7 +162,7 @@ function register (program, io) {
 
   store.command('list')
     .summary('print every store with what it holds')
-    .description('Print every store: id, statements stored (voided ones included), documents, attachments, the MiB of both, credentials, when it was made, name; then the deleted stores still being purged.')
+    .description('Print every store: id, statements stored (voided ones included), documents, attachments, the MiB of both, credentials, retention, how many upstream LRSs of its own it forwards to (--json: which, without their credentials), when it was made, name; then the deleted stores still being purged.')
     .option('--json', 'as JSON')
     .addHelpText('after', '\nExamples:\n  $ lrs store list\n  $ lrs store list --json')
     .action(action((options) => list(io, options)))

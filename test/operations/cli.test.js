@@ -15,7 +15,8 @@ const { runLrs } = require('../helpers/cli')
 const fs = require('node:fs')
 
 const COMMANDS = [[], ['credential'], ['credential', 'create'], ['credential', 'list'], ['credential', 'scopes'], ['credential', 'revoke'],
-  ['export'], ['import'], ['erase-agent'], ['config'], ['check']]
+  ['export'], ['import'], ['erase-agent'], ['config'], ['check'],
+  ['store'], ['store', 'create'], ['store', 'rename'], ['store', 'retention'], ['store', 'forward'], ['store', 'delete'], ['store', 'list']]
 
 function newStore () {
   const env = freshStore()
