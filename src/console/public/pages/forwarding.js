@@ -33,7 +33,7 @@ export async function render (main) {
         el('h2', {}, 'Upstreams'),
         upstreams.length
           ? table(['Upstream', 'Forwards', 'Queued', 'Oldest queued', 'Dead letters', ''], upstreamRows(upstreams, replay, discard))
-          : el('p', {}, 'No upstream: this store\'s statements are not forwarded (a store\'s upstreams are set with PUT /admin/stores/{id}, forwardUrls; the LRS-wide ones with LRS_FORWARD_URLS).'),
+          : el('p', {}, 'No upstream: this store\'s statements are not forwarded (a store\'s upstreams are set with lrs store forward or PUT /admin/stores/{id}, forwardUrls; the LRS-wide ones with LRS_FORWARD_URLS).'),
         el('h2', {}, 'Dead letters'),
         deadLetters.length
           ? table(['Upstream', 'Statement', 'Status', 'Answer', 'Failed at'], deadLetterRows(deadLetters), 'The latest 100')
