@@ -38,7 +38,7 @@ function enc (v) {
 // What the client then does with the answer (parsing 200 KB of JSON for a
 // page of 100) is left out: with fetch and res.json() in the timed span,
 // undici's own work and the parse's garbage collections, about 2 ms a
-// query on the 2-core VM and most of the slowest ones, counted as the
+// query on the 2-core VM and part of the slowest ones, counted as the
 // LRS's latency (measured against a single-process LRS: P50 6.0 to the
 // last byte against 8.2 ms with the parse; node:http 4.0).
 const keepAlive = new http.Agent({ keepAlive: true, maxSockets: 1 })
