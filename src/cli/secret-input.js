@@ -10,7 +10,6 @@ const crypto = require('node:crypto')
 const { SECRET_MIN_LENGTH: MIN_LENGTH, SECRET_MAX_LENGTH: MAX_LENGTH, SECRET_PATTERN } = require('../auth/credential-rules')
 const { readAll } = require('./common')
 
-
 // One line typed without echo; Ctrl-C cancels. Prompts go to stderr, so
 // stdout holds only the command's result.
 function promptHidden (io, question) {

@@ -102,6 +102,7 @@ test('lrs store forward: upstreams read from stdin, checked line by line, taken 
   const none = await runLrs(['store', 'forward', 'acme', '--none'], lrs.storeEnv)
   assert.equal(none.code, 0, none.stderr)
   assert.deepEqual(await listed(), [])
-  const audit = none.log.concat(set.log).filter((l) => l.audit === 'store-forwarding')
+  const audit = set.log.concat(none.log).filter((l) => l.audit === 'store-forwarding')
+  assert.deepEqual(audit.map((l) => [l.store, l.upstreams, l.actor]), [['acme', 1, 'cli'], ['acme', 0, 'cli']], 'each change has its audit line')
   assert.ok(!JSON.stringify(audit).includes('acme-upstream-secret'))
 })
