@@ -29,7 +29,7 @@ const { startLrs, cpuSeconds } = require('./lrs-process')
 const { startStore } = require('./store')
 const { percentile } = require('./report')
 const { openStoreStorage, fillStore } = require('./fill-store')
-const { SHAPES, timeShape } = require('./statement-queries')
+const { SHAPES, shapeTimes, timeShape } = require('./statement-queries')
 
 const ADMIN = 'bench:bench-secret'
 const basic = (auth) => 'Basic ' + Buffer.from(auth).toString('base64')
@@ -255,9 +255,10 @@ async function storesQuery ({ engine, big = 1000000, small = 10000, queries = 40
         const order = round % 2 ? ['alone', 'beside'] : ['beside', 'alone']
         for (const setting of order) {
           const { lrs, auth } = running[setting]
-          const r = await timeShape(lrs.url, query, '', { queries, pick, auth })
-          timed.push({ round, setting, shape, p50Ms: r.p50Ms, p99Ms: r.p99Ms, rowsPerQuery: r.rowsPerQuery, times: r.times })
-          onProgress(`  round ${round + 1}, ${setting}: ${shape}: P50 ${r.p50Ms} ms, P99 ${r.p99Ms} ms, ${Math.round(r.rowsPerQuery * 10) / 10} statements a page`)
+          const { times, rowsPerQuery } = await shapeTimes(lrs.url, query, '', { queries, pick, auth })
+          const r = { round, setting, shape, p50Ms: percentile(times, 50), p99Ms: percentile(times, 99), rowsPerQuery, times }
+          timed.push(r)
+          onProgress(`  round ${round + 1}, ${setting}: ${shape}: P50 ${r.p50Ms} ms, P99 ${r.p99Ms} ms, ${Math.round(rowsPerQuery * 10) / 10} statements a page`)
         }
       }
     }
