@@ -113,6 +113,18 @@ function cpuSeconds (pid, tid) {
   }
 }
 
+// Bytes a process (or its thread `tid`) has handed to write calls, from
+// /proc (wchar): a SQLite writer's journal, checkpoints and its replies.
+// 0 where /proc has none.
+function bytesWritten (pid, tid) {
+  try {
+    const io = fs.readFileSync(tid === undefined ? `/proc/${pid}/io` : `/proc/${pid}/task/${tid}/io`, 'utf8')
+    return Number(/^wchar: (\d+)$/m.exec(io)[1])
+  } catch {
+    return 0
+  }
+}
+
 // Resident memory of processes together (MiB), from /proc.
 function rssMiB (pids) {
   let kB = 0
@@ -125,4 +137,4 @@ function rssMiB (pids) {
   return kB / 1024
 }
 
-module.exports = { startLrs, cpuSeconds, rssMiB }
+module.exports = { startLrs, cpuSeconds, bytesWritten, rssMiB }

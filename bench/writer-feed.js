@@ -8,7 +8,9 @@
 // packed once (a worker's work, not the writer's) and sent again under new
 // ids. Per worker count: statements/s, the writer process's CPU per
 // statement (from /proc; and of its main thread alone, the one that
-// commits: the merge thread is another), and what its loop reports (op writerStats):
+// commits: the merge thread is another), the bytes it hands to write calls
+// per statement (from /proc, wchar: its journal's pages, checkpoints, its
+// replies; whole and of its main thread), and what its loop reports (op writerStats):
 // statements per transaction, operations (worker writes) per transaction,
 // and the share of the time it was busy. Counts alternate over the
 // repetitions; the figures are medians.
@@ -28,7 +30,7 @@ const { fork } = require('node:child_process')
 const { parseArgs } = require('node:util')
 const { scormStatement, describeProfile, attemptOf } = require('./statement-generator')
 const { storageRecord, qualify } = require('../src/stores/store-keys')
-const { cpuSeconds } = require('./lrs-process')
+const { cpuSeconds, bytesWritten } = require('./lrs-process')
 const { median } = require('./report')
 const { toRecord } = require('../src/resources/statements/statement-record')
 const { termsOf } = require('../src/storage/sqlite/terms')
@@ -141,12 +143,16 @@ async function feed ({ workers, connections, seconds, batch, next, root, strings
     const s0 = await stats()
     const cpu0 = cpuSeconds(writer.child.pid)
     const main0 = cpuSeconds(writer.child.pid, writer.child.pid)
+    const written0 = bytesWritten(writer.child.pid)
+    const mainWritten0 = bytesWritten(writer.child.pid, writer.child.pid)
     const n0 = stored
     const t0 = Date.now()
     await new Promise((resolve) => setTimeout(resolve, seconds * 1000))
     const s1 = await stats()
     const cpu1 = cpuSeconds(writer.child.pid)
     const main1 = cpuSeconds(writer.child.pid, writer.child.pid)
+    const written1 = bytesWritten(writer.child.pid)
+    const mainWritten1 = bytesWritten(writer.child.pid, writer.child.pid)
     const n1 = stored
     const wall = (Date.now() - t0) / 1000
     stop = true
@@ -161,6 +167,10 @@ async function feed ({ workers, connections, seconds, batch, next, root, strings
       writerCores: +((cpu1 - cpu0) / wall).toFixed(2),
       // its main thread alone, the one that commits (not the merge thread)
       writerMainThreadMicrosPerStatement: +(((main1 - main0) / (n1 - n0)) * 1e6).toFixed(1),
+      // what its commits cost in pages: a commit writes every page it
+      // changed to the journal, 16 KiB each, however little of it changed
+      writerBytesPerStatement: Math.round((written1 - written0) / (n1 - n0)),
+      writerMainThreadBytesPerStatement: Math.round((mainWritten1 - mainWritten0) / (n1 - n0)),
       statementsPerTransaction: perTransaction('statements', 0),
       operationsPerTransaction: perTransaction('operations', 1),
       writerBusyShare: transactions ? +((s1.busyMs - s0.busyMs) / (wall * 1000)).toFixed(2) : null,
@@ -220,7 +230,7 @@ async function main () {
   const rows = roots.flatMap(({ root, strings }) => counts.map((workers) => {
     const mine = runs.filter((x) => x.workers === workers && x.root === label(root, strings))
     const m = (k) => median(mine.map((x) => x[k]))
-    return { root: mine[0].root, workers, statementsPerSec: m('statementsPerSec'), writerCpuMicrosPerStatement: m('writerCpuMicrosPerStatement'), writerMainThreadMicrosPerStatement: m('writerMainThreadMicrosPerStatement'), statementsPerTransaction: m('statementsPerTransaction'), operationsPerTransaction: m('operationsPerTransaction'), writerBusyShare: m('writerBusyShare') }
+    return { root: mine[0].root, workers, statementsPerSec: m('statementsPerSec'), writerCpuMicrosPerStatement: m('writerCpuMicrosPerStatement'), writerMainThreadMicrosPerStatement: m('writerMainThreadMicrosPerStatement'), writerBytesPerStatement: m('writerBytesPerStatement'), writerMainThreadBytesPerStatement: m('writerMainThreadBytesPerStatement'), statementsPerTransaction: m('statementsPerTransaction'), operationsPerTransaction: m('operationsPerTransaction'), writerBusyShare: m('writerBusyShare') }
   }))
   if (runs.some((x) => x.poolCameRound)) process.stdout.write('warning: a run went past the pool (--pool): its statements repeated, and its figures are friendlier than the profile\n')
   process.stdout.write(JSON.stringify({ profile: profile.name, medians: rows, cpus: os.cpus().length, load: os.loadavg()[0].toFixed(2) }) + '\n')
