@@ -102,11 +102,14 @@ function commandLine (pid) {
   } catch { return '' }
 }
 
+// A process's /proc file `name`, or that of its thread `tid`.
+const procFile = (pid, tid, name) => fs.readFileSync(tid === undefined ? `/proc/${pid}/${name}` : `/proc/${pid}/task/${tid}/${name}`, 'utf8')
+
 // CPU seconds (user + system) a process has used, from /proc.
 // `tid`: of that thread of the process only.
 function cpuSeconds (pid, tid) {
   try {
-    const fields = fs.readFileSync(tid === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${tid}/stat`, 'utf8').split(') ')[1].split(' ')
+    const fields = procFile(pid, tid, 'stat').split(') ')[1].split(' ')
     return (Number(fields[11]) + Number(fields[12])) / 100
   } catch {
     return 0
@@ -118,8 +121,7 @@ function cpuSeconds (pid, tid) {
 // 0 where /proc has none.
 function bytesWritten (pid, tid) {
   try {
-    const io = fs.readFileSync(tid === undefined ? `/proc/${pid}/io` : `/proc/${pid}/task/${tid}/io`, 'utf8')
-    return Number(/^wchar: (\d+)$/m.exec(io)[1])
+    return Number(/^wchar: (\d+)$/m.exec(procFile(pid, tid, 'io'))[1])
   } catch {
     return 0
   }

@@ -44,6 +44,9 @@ const ROOT = path.join(__dirname, '..')
 const AUTHORITY = { objectType: 'Agent', name: 'bench', account: { homePage: 'http://localhost/lrs', name: 'bench' } }
 const POOL = 400000 // ~9 s of the 16-core machine's writer (about 40,000 st/s): a run never comes round
 
+// the figures of a run reported as medians over the repetitions, in this order
+const MEDIANS = ['statementsPerSec', 'writerCpuMicrosPerStatement', 'writerMainThreadMicrosPerStatement', 'writerBytesPerStatement', 'writerMainThreadBytesPerStatement', 'statementsPerTransaction', 'operationsPerTransaction', 'writerBusyShare']
+
 const silent = { info () {}, warn () {}, debug () {}, error () {}, fatal () {} }
 
 // `next(known)` gives the pool's records in order; `restart()` goes back to
@@ -140,19 +143,16 @@ async function feed ({ workers, connections, seconds, batch, next, root, strings
     }
     const loops = Array.from({ length: connections }, (_, c) => loop(c))
     await new Promise((resolve) => setTimeout(resolve, 1000)) // warm-up, not counted
+    // the writer process's CPU and bytes written, whole and of its main thread (the one that commits)
+    const { pid } = writer.child
+    const usage = () => ({ cpu: cpuSeconds(pid), main: cpuSeconds(pid, pid), written: bytesWritten(pid), mainWritten: bytesWritten(pid, pid) })
     const s0 = await stats()
-    const cpu0 = cpuSeconds(writer.child.pid)
-    const main0 = cpuSeconds(writer.child.pid, writer.child.pid)
-    const written0 = bytesWritten(writer.child.pid)
-    const mainWritten0 = bytesWritten(writer.child.pid, writer.child.pid)
+    const u0 = usage()
     const n0 = stored
     const t0 = Date.now()
     await new Promise((resolve) => setTimeout(resolve, seconds * 1000))
     const s1 = await stats()
-    const cpu1 = cpuSeconds(writer.child.pid)
-    const main1 = cpuSeconds(writer.child.pid, writer.child.pid)
-    const written1 = bytesWritten(writer.child.pid)
-    const mainWritten1 = bytesWritten(writer.child.pid, writer.child.pid)
+    const u1 = usage()
     const n1 = stored
     const wall = (Date.now() - t0) / 1000
     stop = true
@@ -163,14 +163,14 @@ async function feed ({ workers, connections, seconds, batch, next, root, strings
       workers,
       connections,
       statementsPerSec: Math.round((n1 - n0) / wall),
-      writerCpuMicrosPerStatement: +(((cpu1 - cpu0) / (n1 - n0)) * 1e6).toFixed(1),
-      writerCores: +((cpu1 - cpu0) / wall).toFixed(2),
+      writerCpuMicrosPerStatement: +(((u1.cpu - u0.cpu) / (n1 - n0)) * 1e6).toFixed(1),
+      writerCores: +((u1.cpu - u0.cpu) / wall).toFixed(2),
       // its main thread alone, the one that commits (not the merge thread)
-      writerMainThreadMicrosPerStatement: +(((main1 - main0) / (n1 - n0)) * 1e6).toFixed(1),
+      writerMainThreadMicrosPerStatement: +(((u1.main - u0.main) / (n1 - n0)) * 1e6).toFixed(1),
       // what its commits cost in pages: a commit writes every page it
       // changed to the journal, 16 KiB each, however little of it changed
-      writerBytesPerStatement: Math.round((written1 - written0) / (n1 - n0)),
-      writerMainThreadBytesPerStatement: Math.round((mainWritten1 - mainWritten0) / (n1 - n0)),
+      writerBytesPerStatement: Math.round((u1.written - u0.written) / (n1 - n0)),
+      writerMainThreadBytesPerStatement: Math.round((u1.mainWritten - u0.mainWritten) / (n1 - n0)),
       statementsPerTransaction: perTransaction('statements', 0),
       operationsPerTransaction: perTransaction('operations', 1),
       writerBusyShare: transactions ? +((s1.busyMs - s0.busyMs) / (wall * 1000)).toFixed(2) : null,
@@ -229,8 +229,7 @@ async function main () {
   }
   const rows = roots.flatMap(({ root, strings }) => counts.map((workers) => {
     const mine = runs.filter((x) => x.workers === workers && x.root === label(root, strings))
-    const m = (k) => median(mine.map((x) => x[k]))
-    return { root: mine[0].root, workers, statementsPerSec: m('statementsPerSec'), writerCpuMicrosPerStatement: m('writerCpuMicrosPerStatement'), writerMainThreadMicrosPerStatement: m('writerMainThreadMicrosPerStatement'), writerBytesPerStatement: m('writerBytesPerStatement'), writerMainThreadBytesPerStatement: m('writerMainThreadBytesPerStatement'), statementsPerTransaction: m('statementsPerTransaction'), operationsPerTransaction: m('operationsPerTransaction'), writerBusyShare: m('writerBusyShare') }
+    return { root: mine[0].root, workers, ...Object.fromEntries(MEDIANS.map((k) => [k, median(mine.map((x) => x[k]))])) }
   }))
   if (runs.some((x) => x.poolCameRound)) process.stdout.write('warning: a run went past the pool (--pool): its statements repeated, and its figures are friendlier than the profile\n')
   process.stdout.write(JSON.stringify({ profile: profile.name, medians: rows, cpus: os.cpus().length, load: os.loadavg()[0].toFixed(2) }) + '\n')
