@@ -63,14 +63,16 @@ export class ApiError extends Error {
 }
 
 // api('/admin/credentials', { method, query: {…}, body }) -> parsed JSON (or null);
-// with asText (GET /metrics) the text of the answer
-export async function api (path, { method = 'GET', query, body, asText = false } = {}) {
+// with asText (GET /metrics) the text of the answer; `inChosenStore: false`
+// for what is the whole LRS's (the Stores page: the chosen store would be
+// the calling credential's own, which it may not delete)
+export async function api (path, { method = 'GET', query, body, asText = false, inChosenStore = true } = {}) {
   const url = new URL(path, window.location.origin)
   for (const [k, v] of Object.entries(query || {})) if (v !== undefined && v !== '') url.searchParams.set(k, v)
   const headers = { 'X-Experience-API-Version': '2.0.0' }
   if (session && session.token) headers.Authorization = 'Bearer ' + session.token
   if (session && session.csrf) headers['X-CSRF-Token'] = session.csrf
-  if (session && store) headers['X-LRS-Store'] = store
+  if (session && store && inChosenStore) headers['X-LRS-Store'] = store
   if (body !== undefined) headers['Content-Type'] = 'application/json'
   const res = await fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: session && session.csrf ? 'same-origin' : 'omit', cache: 'no-store' })
   const text = await res.text()

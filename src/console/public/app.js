@@ -10,7 +10,8 @@ const PAGES = {
   statements: () => import('./pages/statements.js'),
   credentials: () => import('./pages/credentials.js'),
   erasure: () => import('./pages/erasure.js'),
-  forwarding: () => import('./pages/forwarding.js')
+  forwarding: () => import('./pages/forwarding.js'),
+  stores: () => import('./pages/stores.js')
 }
 const HOME = 'overview'
 
@@ -79,22 +80,35 @@ async function showSignedIn (name) {
 }
 
 // A credential with stores/admin chooses the store every page shows (the
-// API's X-LRS-Store); any other sees its own store only.
-async function offerStores () {
+// API's X-LRS-Store) and has the Stores page; any other sees its own store
+// only. `keep`: the stores changed (the Stores page): the choice stays if
+// its store does.
+async function offerStores ({ keep = false } = {}) {
   const choice = document.getElementById('store-choice')
   const select = document.getElementById('store')
-  choice.hidden = true
-  chooseStore(null)
+  const storesLink = document.getElementById('nav-stores')
+  const chosen = keep ? select.value : ''
+  if (!keep) {
+    choice.hidden = true
+    storesLink.hidden = true
+    chooseStore(null)
+  }
   let list
   try {
-    list = await api('/admin/stores')
+    list = await api('/admin/stores', { inChosenStore: false })
   } catch {
     return // no stores/admin: its own store
   }
   const options = [el('option', { value: '' }, 'its own store'), ...list.stores.map((s) => el('option', { value: s.id }, `${s.name} (${s.id})`))]
   select.replaceChildren(...options)
+  const still = list.stores.some((s) => s.id === chosen)
+  select.value = still ? chosen : ''
+  if (!still) chooseStore(null)
   choice.hidden = false
+  storesLink.hidden = false
 }
+
+window.addEventListener('stores-changed', () => offerStores({ keep: true }))
 
 document.getElementById('store').addEventListener('change', (event) => {
   chooseStore(event.target.value)
@@ -105,6 +119,7 @@ function showSignIn () {
   document.getElementById('nav').hidden = true
   document.getElementById('who').hidden = true
   document.getElementById('store-choice').hidden = true
+  document.getElementById('nav-stores').hidden = true
   show(main, ...signInPage)
 }
 
