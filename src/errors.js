@@ -55,6 +55,7 @@ const errors = {
   CredentialManaged: define('LRS_ERR_CREDENTIAL_MANAGED', 409, 'This credential is the bootstrap credential (LRS_ADMIN_USER); it is set from the configuration at start'),
   PreconditionFailed: define('LRS_ERR_PRECONDITION_FAILED', 412, 'Precondition failed'),
   PayloadTooLarge: define('LRS_ERR_PAYLOAD_TOO_LARGE', 413, 'Request body too large'),
+  UnsupportedMediaType: define('LRS_ERR_MEDIA_TYPE', 415, 'The request body is not of a type this resource takes'),
   TooManyRequests: define('LRS_ERR_OVERLOADED', 429, 'The LRS is at capacity; retry shortly'),
   Internal: define('LRS_ERR_INTERNAL', 500, 'Internal server error'),
   StoreFull: define('LRS_ERR_STORE_FULL', 507, 'The store is full: no space is left on its disk. Retry once space has been freed'),

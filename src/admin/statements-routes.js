@@ -1,7 +1,9 @@
 'use strict'
 
 // GET /admin/statements/export?since=&until=: every statement as NDJSON
-// (export-statements.js), streamed with backpressure.
+// (export-statements.js), streamed with backpressure. POST
+// /admin/statements/import: such NDJSON stored back (import-statements.js),
+// read as it arrives.
 // DELETE /admin/statements?since=&until=: the statements stored in the
 // range, with those that go with them (delete-statements.js); GET
 // /admin/statements/deletion?since=&until=: what it would remove.
@@ -11,7 +13,15 @@ const { toUtcTimestamp } = require('../validation/formats')
 const { exportStatements } = require('../transfer/export-statements')
 const { response, json, schema } = require('../http/openapi-parts')
 const { deleteStatements, previewDeletion } = require('./delete-statements')
+const { importItems, itemLimit } = require('../transfer/import-statements')
+const { ndjsonStreamItems } = require('../transfer/statement-file')
+const { parseMediaType } = require('../http/media-type')
+const { authorityFor } = require('../auth/authenticate')
 const { errors } = require('../errors')
+
+// The rejected statements an import's answer lists (it counts them all).
+const LISTED_REJECTS = 100
+const NDJSON = new Set(['application/x-ndjson', 'application/jsonl', 'application/json-lines'])
 
 const RANGE = {
   since: { schema: p.timestamp, description: 'Only statements stored after this instant (none: from the first).' },
@@ -33,7 +43,7 @@ function drainedOrClosed (res) {
   })
 }
 
-function statementsRoutes ({ storage, logger }) {
+function statementsRoutes ({ storage, logger, validator, config, instruments }) {
   const asDate = (value) => (value === undefined ? null : new Date(Date.parse(toUtcTimestamp(value))))
 
   // the checked range in the credential's store; until not before since
@@ -103,6 +113,48 @@ function statementsRoutes ({ storage, logger }) {
         logger.error({ err, reqId: req.id }, 'export failed')
         res.destroy(err)
       }
+    }
+  }, {
+    method: 'post',
+    path: '/statements/import',
+    operationId: 'importStatements',
+    summary: 'Import statements from NDJSON',
+    description: 'Stores the statements of an NDJSON body (one statement a line, as GET /admin/statements/export writes) in the credential\'s store, keeping their ids, `stored` and `authority` ' +
+      '(a statement without `authority` gets the calling credential\'s, as a POST would; without `stored`, the time of the import), read as the body arrives. Each statement is validated as a POST\'s is, and needs an id. ' +
+      'Idempotent: a statement whose id the store holds is left as it is (counted as `existing`; rejected when the stored one differs), so a cut-short import is sent again whole. ' +
+      'Unlike a POST it is not all or nothing: the statements that can be stored are, and the answer counts and lists those rejected, with their line. Imported statements are not forwarded. ' +
+      'The whole body must arrive within the server\'s request timeout (5 minutes): split larger files, or use `lrs import` beside the LRS.',
+    body: { kind: 'raw', required: true, description: 'NDJSON: one statement a line.', content: { 'application/x-ndjson': { schema: { type: 'string' } } } },
+    responses: { 200: response('What was stored and what was not.', { content: json(schema('StatementImport')) }) },
+    errors: [errors.UnsupportedMediaType],
+    async handler (req, res) {
+      if (!NDJSON.has(parseMediaType(req.headers['content-type']).type)) throw errors.UnsupportedMediaType('send NDJSON, one statement a line, with Content-Type: application/x-ndjson')
+      const store = req.credential.store || 0
+      const limits = { maxDepth: config.maxJsonDepth, maxStringLength: config.maxStringLength, maxStatementBytes: config.maxStatementBytes }
+      const rejects = []
+      const started = Date.now()
+      let counts
+      try {
+        counts = await importItems(ndjsonStreamItems(req, { maxItemBytes: itemLimit(limits) }), {
+          storage,
+          validator,
+          importAuthority: authorityFor(req.credential, config),
+          limits,
+          store,
+          onReject: ({ line, reason }) => { if (rejects.length < LISTED_REJECTS) rejects.push({ line, reason }) }
+        })
+      } catch (err) {
+        // the client went away: what was stored stays, and a second import stores the rest
+        if (!req.readableAborted && err.code !== 'ECONNRESET') throw err
+        req.log.info({ audit: 'statements-import-cut', ms: Date.now() - started }, 'statement import cut short by the client')
+        return
+      }
+      if (counts.stored) {
+        instruments.statementsStored.inc(counts.stored)
+        instruments.countStored(store, counts.stored)
+      }
+      req.log.info({ audit: 'statements-imported', stored: counts.stored, existing: counts.existing, rejected: counts.rejected, ms: Date.now() - started }, 'statements imported')
+      res.json({ stored: counts.stored, existing: counts.existing, rejected: counts.rejected, rejects })
     }
   }]
 }

@@ -36,6 +36,7 @@ const ERROR_RESPONSES = {
   409: ['Conflict', 'The request conflicts with what is stored (the code says how).'],
   412: ['PreconditionFailed', 'If-Match / If-None-Match did not hold.'],
   413: ['PayloadTooLarge', 'The body exceeds LRS_BODY_LIMIT (or a document LRS_MAX_DOCUMENT_BYTES).'],
+  415: ['UnsupportedMediaType', 'The body is not of a type the operation takes (its Content-Type).'],
   429: ['TooManyRequests', 'The LRS is at capacity; retry after Retry-After seconds.', { 'Retry-After': ref('headers', 'RetryAfter') }],
   500: ['InternalError', 'An unexpected error; the details are in the log under the requestId.'],
   503: ['ServiceUnavailable', 'The database is unavailable; retry after Retry-After seconds.', { 'Retry-After': ref('headers', 'RetryAfter') }],
@@ -281,6 +282,12 @@ function schemas () {
       range: object({ since: { type: ['string', 'null'], format: 'date-time' }, until: DATE_TIME }, ['since', 'until']),
       removed: object(Object.fromEntries(['statements', 'attachments', 'forwardingEntries'].map((k) => [k, { type: 'integer', minimum: 0 }])), ['statements', 'attachments', 'forwardingEntries'])
     }, ['range', 'removed']),
+    StatementImport: object({
+      stored: { type: 'integer', minimum: 0, description: 'Statements stored by this import.' },
+      existing: { type: 'integer', minimum: 0, description: 'Statements the store held already (the same statement: left as it was).' },
+      rejected: { type: 'integer', minimum: 0, description: 'Lines not stored: not a valid statement, no id, an id given twice, or a different statement under an id the store holds.' },
+      rejects: { type: 'array', maxItems: 100, description: 'The first 100 of them: the line (from 1) and why.', items: object({ line: { type: 'integer', minimum: 1 }, reason: { type: 'string' } }, ['line', 'reason']) }
+    }, ['stored', 'existing', 'rejected', 'rejects']),
     StatementDeletionPreview: object({
       range: object({ since: { type: ['string', 'null'], format: 'date-time' }, until: DATE_TIME }, ['since', 'until']),
       wouldRemove: object({

@@ -100,19 +100,45 @@ async function importFiles (files, { storage, validator, importAuthority, limits
 async function importFile (file, { storage, validator, importAuthority, limits, checkpoints, onProgress, onReject, store }) {
   const format = await detectFormat(file)
   const checkpoint = await checkpoints.load(file)
-  const counts = { file, format, resumedAt: checkpoint.offset, stored: 0, existing: 0, rejected: 0, ...checkpoint.counts }
-  onProgress({ file, offset: checkpoint.offset, stored: counts.stored, existing: counts.existing, rejected: counts.rejected })
+  const base = { file, format, resumedAt: checkpoint.offset, stored: 0, existing: 0, rejected: 0, ...checkpoint.counts }
+  onProgress({ file, offset: checkpoint.offset, stored: base.stored, existing: base.existing, rejected: base.rejected })
+  const items = statementItems(file, { format, fromOffset: checkpoint.offset, maxItemBytes: itemLimit(limits) })
+  const counts = await importItems(items, {
+    storage,
+    validator,
+    importAuthority,
+    limits,
+    store,
+    counts: base,
+    onReject: (r) => onReject({ file, ...r }),
+    // after each stored chunk: where the next run starts, and the progress up to there
+    async onStored (end, { stored, existing, rejected }) {
+      if (end !== null) await checkpoints.save(file, { offset: end, counts: { stored, existing, rejected } })
+      onProgress({ file, offset: end, stored, existing, rejected })
+    }
+  })
+  await checkpoints.done(file)
+  return counts
+}
+
+// The statements of `items` (statement-file.js) stored, chunk by chunk, in
+// the store numbered `store`. `counts` ({ stored, existing, rejected }) go
+// on from there; `onStored(end, counts)` after each chunk is stored, `end`
+// just past its last item; `onReject({ index, offset, line, reason })` (line: NDJSON's, from 1). Returns
+// the counts.
+async function importItems (items, { storage, validator, importAuthority, limits, store = 0, counts = { stored: 0, existing: 0, rejected: 0 }, onReject = () => {}, onStored = async () => {} }) {
   let settled = Promise.resolve() // the last chunk's results, checked and recorded
   const writes = [] // chunks being written, oldest first
   let chunk = []
   const seen = new Set()
 
   // Checks one chunk's insert (a taken id must hold the same statement),
-  // then advances the checkpoint to its end. `rejectedBefore`: rejections
-  // up to `end` when the chunk was cut (the reading runs ahead).
-  async function settle (items, taken, end, rejectedBefore) {
+  // then reports its end. `rejectedBefore`: rejections up to `end` when
+  // the chunk was cut (the reading runs ahead).
+  async function settle (chunkItems, taken, end, rejectedBefore) {
     let rejected = rejectedBefore
-    const records = items.map((i) => i.record)
+    let different = 0 // taken ids holding another statement: rejected, not existing
+    const records = chunkItems.map((i) => i.record)
     if (taken.length) {
       const stored = await storage.statements.findBodies(taken)
       const byId = new Map(records.map((r) => [r.id, r]))
@@ -122,27 +148,26 @@ async function importFile (file, { storage, validator, importAuthority, limits, 
         if (row && (row.body === record.body || areEquivalent(JSON.parse(row.body), JSON.parse(record.body), { xapiVersion: record.xapiVersion }))) continue
         counts.rejected++
         rejected++
-        const item = items.find((i) => i.record === record)
-        onReject({ file, index: item.index, offset: item.offset, reason: `a different statement with id ${unqualify(id)} is stored` })
+        different++
+        const item = chunkItems.find((i) => i.record === record)
+        onReject({ index: item.index, offset: item.offset, line: item.line, reason: `a different statement with id ${unqualify(id)} is stored` })
       }
     }
     counts.stored += records.length - taken.length
-    counts.existing += taken.length
-    if (end !== null) await checkpoints.save(file, { offset: end, counts: { stored: counts.stored, existing: counts.existing, rejected } })
-    // progress counts what is stored, up to where it is stored
-    onProgress({ file, offset: end, stored: counts.stored, existing: counts.existing, rejected })
+    counts.existing += taken.length - different
+    await onStored(end, { stored: counts.stored, existing: counts.existing, rejected })
   }
 
   // Starts a chunk's insert at once, so the engine always has the next
   // one queued (the SQLite writer then commits queued chunks together);
-  // results are settled in file order. Waits while WRITES_IN_FLIGHT chunks
+  // results are settled in order. Waits while WRITES_IN_FLIGHT chunks
   // are being written, which bounds memory.
-  async function flush (items, end) {
-    const records = items.map((i) => i.record)
+  async function flush (chunkItems, end) {
+    const records = chunkItems.map((i) => i.record)
     const inserting = records.length ? storage.statements.insertStored(records) : Promise.resolve([])
     inserting.catch(() => {}) // observed through `settled`
     const rejectedBefore = counts.rejected
-    settled = settled.then(async () => settle(items, await inserting, end, rejectedBefore))
+    settled = settled.then(async () => settle(chunkItems, await inserting, end, rejectedBefore))
     // a failed chunk stops the import at the next flush (or at the end)
     writes.push(settled.then(() => null, (err) => err))
     if (writes.length > WRITES_IN_FLIGHT) {
@@ -153,18 +178,18 @@ async function importFile (file, { storage, validator, importAuthority, limits, 
 
   const now = new Date()
   let end = null // just past the last item read
-  for await (const item of statementItems(file, { format, fromOffset: checkpoint.offset, maxItemBytes: itemLimit(limits) })) {
+  for await (const item of items) {
     end = item.end
     const { record, reason } = recordOf(item, { validator, importAuthority, now, limits, store })
     let why = reason
     if (record && seen.has(record.id)) why = `statement id ${unqualify(record.id)} appears earlier in this chunk`
     if (why) {
       counts.rejected++
-      onReject({ file, index: item.index, offset: item.offset, reason: why })
+      onReject({ index: item.index, offset: item.offset, line: item.line, reason: why })
       continue
     }
     seen.add(record.id)
-    chunk.push({ record, index: item.index, offset: item.offset, end: item.end })
+    chunk.push({ record, index: item.index, offset: item.offset, end: item.end, line: item.line })
     if (chunk.length === CHUNK) {
       await flush(chunk, end)
       chunk = []
@@ -173,8 +198,7 @@ async function importFile (file, { storage, validator, importAuthority, limits, 
   }
   await flush(chunk, end)
   await settled
-  await checkpoints.done(file)
   return counts
 }
 
-module.exports = { importFiles }
+module.exports = { importFiles, importItems, itemLimit }

@@ -28,43 +28,53 @@ async function detectFormat (file) {
   }
 }
 
-async function * ndjsonItems (file, fromOffset, maxItemBytes) {
+// The chunks of a file from `fromOffset` on.
+const fileChunks = (file, fromOffset) => fs.createReadStream(file, { start: fromOffset, highWaterMark: 1 << 20 })
+
+// `chunks`: Buffers, from `fromOffset` of the file (or of a request's body).
+async function * ndjsonItems (chunks, fromOffset, maxItemBytes) {
   let pending = Buffer.alloc(0) // the start of a line not ended yet
   let base = fromOffset // file offset of the data looked at (pending, then the chunk)
   let skipped = -1 // file offset of a line past maxItemBytes, read to its end; or -1
+  let skippedLine = 0
   let index = 0
-  for await (const chunk of fs.createReadStream(file, { start: fromOffset, highWaterMark: 1 << 20 })) {
+  let line = 1 // of the item, counted from fromOffset (blank lines too)
+  for await (const chunk of chunks) {
     const data = pending.length ? Buffer.concat([pending, chunk]) : chunk
     let start = 0
     for (let nl = data.indexOf(0x0a); nl >= 0; nl = data.indexOf(0x0a, start)) {
       const end = base + nl + 1
       if (skipped >= 0) {
-        yield { oversized: true, offset: skipped, end, index: index++ }
+        yield { oversized: true, offset: skipped, end, index: index++, line: skippedLine }
         skipped = -1
       } else if (nl - start > maxItemBytes) {
-        yield { oversized: true, offset: base + start, end, index: index++ }
+        yield { oversized: true, offset: base + start, end, index: index++, line }
       } else {
         const text = data.toString('utf8', start, nl).trim()
-        if (text) yield { text, offset: base + start, end, index: index++ }
+        if (text) yield { text, offset: base + start, end, index: index++, line }
       }
+      line++
       start = nl + 1
     }
-    if (skipped < 0 && data.length - start > maxItemBytes) skipped = base + start
+    if (skipped < 0 && data.length - start > maxItemBytes) {
+      skipped = base + start
+      skippedLine = line
+    }
     pending = skipped >= 0 ? Buffer.alloc(0) : Buffer.from(data.subarray(start))
     base += data.length - pending.length
   }
   if (skipped >= 0) {
-    yield { oversized: true, offset: skipped, end: base, index }
+    yield { oversized: true, offset: skipped, end: base, index, line: skippedLine }
     return
   }
   const text = pending.toString('utf8').trim()
-  if (text) yield { text, offset: base, end: base + pending.length, index }
+  if (text) yield { text, offset: base, end: base + pending.length, index, line }
 }
 
 // Top-level elements of a JSON array, found by tracking strings and
 // nesting byte by byte (a JSON array file can be larger than memory).
 // An element that is not an object still comes out, to be reported.
-async function * arrayItems (file, fromOffset, maxItemBytes) {
+async function * arrayItems (chunks, fromOffset, maxItemBytes) {
   let depth = fromOffset > 0 ? 1 : 0 // a resumed read starts between elements
   let inString = false
   let escaped = false
@@ -88,7 +98,7 @@ async function * arrayItems (file, fromOffset, maxItemBytes) {
     scalar = false
     return out
   }
-  for await (const chunk of fs.createReadStream(file, { start: fromOffset, highWaterMark: 1 << 20 })) {
+  for await (const chunk of chunks) {
     from = 0
     for (let i = 0; i < chunk.length; i++) {
       const c = chunk[i]
@@ -129,7 +139,13 @@ async function * arrayItems (file, fromOffset, maxItemBytes) {
 }
 
 async function * statementItems (file, { format, fromOffset = 0, maxItemBytes }) {
-  yield * (format === 'array' ? arrayItems(file, fromOffset, maxItemBytes) : ndjsonItems(file, fromOffset, maxItemBytes))
+  const chunks = fileChunks(file, fromOffset)
+  yield * (format === 'array' ? arrayItems(chunks, fromOffset, maxItemBytes) : ndjsonItems(chunks, fromOffset, maxItemBytes))
 }
 
-module.exports = { detectFormat, statementItems }
+// The items of NDJSON read from a stream (a request's body).
+function ndjsonStreamItems (stream, { maxItemBytes }) {
+  return ndjsonItems(stream, 0, maxItemBytes)
+}
+
+module.exports = { detectFormat, statementItems, ndjsonStreamItems }
