@@ -65,16 +65,21 @@ export class ApiError extends Error {
 // api('/admin/credentials', { method, query: {…}, body }) -> parsed JSON (or null);
 // with asText (GET /metrics) the text of the answer; `inChosenStore: false`
 // for what is the whole LRS's (the Stores page: the chosen store would be
-// the calling credential's own, which it may not delete)
-export async function api (path, { method = 'GET', query, body, asText = false, inChosenStore = true } = {}) {
+// the calling credential's own, which it may not delete); `store`: in this
+// store instead of the chosen one; `file`: a File (or Blob) sent as it is,
+// of type `type`; `asBlob`: the answer as a Blob (a download).
+export async function api (path, { method = 'GET', query, body, asText = false, inChosenStore = true, store: inStore = null, file, type, asBlob = false } = {}) {
   const url = new URL(path, window.location.origin)
   for (const [k, v] of Object.entries(query || {})) if (v !== undefined && v !== '') url.searchParams.set(k, v)
   const headers = { 'X-Experience-API-Version': '2.0.0' }
   if (session && session.token) headers.Authorization = 'Bearer ' + session.token
   if (session && session.csrf) headers['X-CSRF-Token'] = session.csrf
-  if (session && store && inChosenStore) headers['X-LRS-Store'] = store
+  if (session && (inStore || (store && inChosenStore))) headers['X-LRS-Store'] = inStore || store
   if (body !== undefined) headers['Content-Type'] = 'application/json'
-  const res = await fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: session && session.csrf ? 'same-origin' : 'omit', cache: 'no-store' })
+  if (file !== undefined) headers['Content-Type'] = type
+  const sent = file !== undefined ? file : body === undefined ? undefined : JSON.stringify(body)
+  const res = await fetch(url, { method, headers, body: sent, credentials: session && session.csrf ? 'same-origin' : 'omit', cache: 'no-store' })
+  if (asBlob && res.ok) return res.blob()
   const text = await res.text()
   if (asText && res.ok) return text
   let json = null
