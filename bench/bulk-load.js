@@ -10,6 +10,9 @@
 //   api     POST /statements to the LRS under PM2, 100 statements per
 //           request on 10 connections, a 429 sent again after its
 //           Retry-After (postAll)
+//   http    POST /admin/statements/import to the LRS under PM2: the file
+//           streamed, HTTP_PART statements a request, one after the other
+//           (a request body has the server's 5 minutes to arrive)
 // Prints the median rate of each, import/raw and import/api; writes
 // bench/results/bulk-load-*.json.
 //
@@ -20,6 +23,7 @@ const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
 const { spawn, execFileSync } = require('node:child_process')
+const { Readable } = require('node:stream')
 const { writeExportFile, lineChunks } = require('./export-file')
 const { toRecord } = require('../src/resources/statements/statement-record')
 const { loadConfig } = require('../src/config')
@@ -36,6 +40,7 @@ const WAYS = (process.env.BENCH_BULK_WAYS || 'raw,import,api').split(',').map((w
 const AUTHORITY = { objectType: 'Agent', name: 'source-lms', account: { homePage: 'http://lms.example.com', name: 'source-lms' } }
 const API_BATCH = 100
 const API_CONNECTIONS = 10
+const HTTP_PART = 200000
 const ROOT = path.join(__dirname, '..')
 
 async function openRaw (store) {
@@ -161,17 +166,46 @@ async function runApi (file, count, engine) {
   }
 }
 
-// Returns { runs: { raw, import, api }, summary } (rates in statements/s).
+async function runHttpImport (file, count, engine) {
+  const store = await startStore(engine)
+  const lrs = await startLrs({ store })
+  const headers = { 'Content-Type': 'application/x-ndjson', Authorization: 'Basic ' + Buffer.from('bench:bench-secret').toString('base64') }
+  try {
+    const chunks = lineChunks(file, 1000)
+    let next = await chunks.next()
+    const start = process.hrtime.bigint()
+    let parts = 0
+    while (!next.done) {
+      // one request: up to HTTP_PART lines, read from the file as they are sent
+      const body = Readable.from((async function * () {
+        for (let sent = 0; !next.done && sent < HTTP_PART; sent += next.value.length, next = await chunks.next()) yield next.value.join('\n') + '\n'
+      })())
+      const res = await fetch(lrs.url + '/admin/statements/import', { method: 'POST', headers, body, duplex: 'half' })
+      const answer = await res.json()
+      if (res.status !== 200 || answer.rejected) throw new Error(`HTTP import: ${res.status} ${JSON.stringify(answer).slice(0, 300)}`)
+      parts++
+    }
+    const seconds = Number(process.hrtime.bigint() - start) / 1e9
+    const stored = await store.count()
+    if (stored !== count) throw new Error(`HTTP import: ${stored} of ${count} statements stored`)
+    return { statementsPerSec: count / seconds, seconds, requests: parts }
+  } finally {
+    await lrs.stop()
+    await store.stop()
+  }
+}
+
+// Returns { runs: { raw, import, api, http }, summary } (rates in statements/s).
 // `ways`: which of raw, import and api run (BENCH_BULK_WAYS, e.g. "import"
 // for ten million through the import alone).
 async function bulkLoad ({ count = COUNT, repeat = REPEAT, engine = ENGINE, ways = WAYS, onRun = () => {} } = {}) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lrs-bench-bulk-'))
   const file = path.join(dir, 'statements.ndjson')
-  const run = { raw: runRaw, import: runImport, api: runApi }
+  const run = { raw: runRaw, import: runImport, api: runApi, http: runHttpImport }
   try {
     const start = Date.now() - count
     await writeExportFile(file, { count, authority: AUTHORITY, storedOf: (i) => new Date(start + i) })
-    const runs = { raw: [], import: [], api: [] }
+    const runs = { raw: [], import: [], api: [], http: [] }
     // Each run starts with the page cache flushed: the previous run's
     // files (deleted, but still being written back) would otherwise compete
     // with this run's fsyncs.
@@ -181,10 +215,10 @@ async function bulkLoad ({ count = COUNT, repeat = REPEAT, engine = ENGINE, ways
         clean()
         runs[way].push(await run[way](file, count, engine))
       }
-      onRun(r, { raw: runs.raw[r] || null, import: runs.import[r] || null, api: runs.api[r] || null })
+      onRun(r, { raw: runs.raw[r] || null, import: runs.import[r] || null, api: runs.api[r] || null, http: runs.http[r] || null })
     }
     const rate = (k) => runs[k].length ? percentile(runs[k].map((x) => x.statementsPerSec), 50) : null
-    const summary = { raw: rate('raw'), import: rate('import'), api: rate('api') }
+    const summary = { raw: rate('raw'), import: rate('import'), api: rate('api'), http: rate('http') }
     summary.importVsRaw = summary.import && summary.raw ? summary.import / summary.raw : null
     summary.importVsApi = summary.import && summary.api ? summary.import / summary.api : null
     return { engine, statements: count, repeat, ways, bytesPerStatement: Math.round(fs.statSync(file).size / count), runs, summary }
@@ -195,7 +229,7 @@ async function bulkLoad ({ count = COUNT, repeat = REPEAT, engine = ENGINE, ways
 
 function summaryLine ({ summary: s }) {
   const r = (x) => (x === null ? '-' : x.toFixed(0))
-  return `median: raw ${r(s.raw)} st/s, import ${r(s.import)} st/s, POST /statements ${r(s.api)} st/s; ` +
+  return `median: raw ${r(s.raw)} st/s, import ${r(s.import)} st/s, POST /statements ${r(s.api)} st/s, POST /admin/statements/import ${r(s.http)} st/s; ` +
     `import/raw ${s.importVsRaw === null ? '-' : (s.importVsRaw * 100).toFixed(0)} %, import/API ${s.importVsApi === null ? '-' : s.importVsApi.toFixed(2)} x`
 }
 
@@ -203,7 +237,8 @@ function runLine (x) {
   return [
     x.raw && `raw ${x.raw.statementsPerSec.toFixed(0)} st/s`,
     x.import && `import ${x.import.statementsPerSec.toFixed(0)} st/s (wall ${x.import.wallSeconds.toFixed(1)} s${x.import.memory ? `, memory peak ${x.import.memory.peakMiB} MiB, first quarter ${x.import.memory.firstQuarterMiB}, last ${x.import.memory.lastQuarterMiB}` : ''})`,
-    x.api && `api ${x.api.statementsPerSec.toFixed(0)} st/s`
+    x.api && `api ${x.api.statementsPerSec.toFixed(0)} st/s`,
+    x.http && `http import ${x.http.statementsPerSec.toFixed(0)} st/s (${x.http.requests} requests)`
   ].filter(Boolean).join(', ')
 }
 
