@@ -498,6 +498,29 @@ test('the Stores page: a stores/admin credential lists, creates, renames, sets r
     assert.deepEqual(await page.$$eval('#import-result tbody td', (tds) => tds.map((td) => td.textContent)), ['3', 'not valid JSON'])
   })
 
+  await t.test('delete a store\'s statements by stored time: a bad time is refused, the preview counts, the id typed confirms', async () => {
+    await page.click('[data-delete-range="beta"]')
+    await page.waitForSelector('#delete-statements')
+    await fill(page, '#delete-statements input[name=until]', 'next tuesday')
+    await page.click('#delete-statements button[type=submit]')
+    await page.waitForSelector('#delete-statements .error')
+    assert.match(await textOf(page, '#delete-statements .error'), /Stored at or before: not a date or time/)
+    await fill(page, '#delete-statements input[name=until]', new Date(Date.now() + 60000).toISOString())
+    await page.click('#delete-statements button[type=submit]')
+    await page.waitForSelector('#deletion-preview')
+    assert.match(await textOf(page, '#deletion-preview'), /This would remove 2 statements \(0 of them stored outside the range/)
+    const button = '#deletion-preview button'
+    assert.equal(await page.$eval(button, (b) => b.disabled), true)
+    await page.type('#deletion-preview input[name=confirm]', 'beta')
+    assert.deepEqual(await accessibilityProblems(page), [])
+    await page.click(button)
+    await page.waitForSelector('#statements-deleted')
+    assert.match(await textOf(page, '#statements-deleted'), /Deleted 2 statements/)
+    await page.waitForFunction(() => document.querySelector('tr[data-store="beta"] td:nth-child(3)')?.textContent === '0')
+    assert.equal((await lrs.http('/admin/stores/beta')).json.statements, 0)
+    assert.equal((await lrs.http('/admin/stores/acme')).json.statements, 2, 'another store keeps its own')
+  })
+
   await t.test('delete: what goes first, the button waits for the id typed, then the store is gone from the list, the menu and its credentials', async () => {
     await page.click('[data-delete="acme"]')
     await page.waitForSelector('#confirm-store-deletion')

@@ -1,7 +1,9 @@
 // Stores, for a credential with stores/admin: every store with what it
 // holds (GET /admin/stores), create, rename, retention, upstreams (PUT
 // /admin/stores/{id}), export and import of its statements (NDJSON,
-// /admin/statements/export and /import in that store), and delete: what
+// /admin/statements/export and /import in that store), deleting its
+// statements stored in a time range (what would go first, GET
+// /admin/statements/deletion; then DELETE /admin/statements), and delete: what
 // would go first (GET /admin/stores/{id}), then the store's id typed to
 // confirm. Names, and an import's reasons, are anyone's text: shown as
 // text. An upstream's credentials are never shown (the API keeps them to
@@ -172,6 +174,56 @@ function importForm (s, out, reload) {
   show(out, form)
 }
 
+// A time the person typed (an ISO 8601 date or date and time, UTC unless
+// it says otherwise) as the API's timestamp, or throws.
+function instant (text, name) {
+  const t = text.trim()
+  const ms = Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(t) ? t + 'T00:00:00Z' : /[zZ]|[+-]\d{2}:?\d{2}$/.test(t) ? t : t + 'Z')
+  if (Number.isNaN(ms)) throw new Error(`${name}: not a date or time (2026-01-31 or 2026-01-31T12:00:00Z)`)
+  return new Date(ms).toISOString()
+}
+
+// The store's statements stored after `since` and at or before `until`:
+// how many would go, then the store's id typed to confirm.
+function deleteRangeForm (s, out, reload) {
+  const result = el('div', { 'aria-live': 'polite' })
+  const form = el('form', { class: 'card', id: 'delete-statements', 'aria-label': 'Delete statements of ' + s.id + ' by stored time' },
+    el('h2', {}, 'Delete statements of ', el('code', {}, s.id), ' by stored time'),
+    el('p', {}, 'The statements stored after the first time (empty: from the first) and at or before the second, voided ones included, with their voiding statements and the targets of voiding ones, attachments no other statement uses and their forwarding entries. Times in UTC unless they say otherwise.'),
+    field('Stored after', { name: 'since', placeholder: '2026-01-01', autocomplete: 'off' }),
+    field('Stored at or before', { name: 'until', required: true, placeholder: '2026-02-01T00:00:00Z', autocomplete: 'off' }),
+    el('button', { type: 'submit' }, 'Preview'),
+    result)
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault()
+    let query
+    try {
+      query = { until: instant(form.elements.until.value, 'Stored at or before') }
+      if (form.elements.since.value.trim()) query.since = instant(form.elements.since.value, 'Stored after')
+      const { wouldRemove } = await lrsApi('/admin/statements/deletion', { query, store: s.id })
+      const button = el('button', { type: 'button', class: 'danger', disabled: true }, 'Delete them')
+      const typed = el('input', { name: 'confirm', autocomplete: 'off' })
+      typed.addEventListener('input', () => { button.disabled = typed.value !== s.id })
+      button.addEventListener('click', async () => {
+        if (typed.value !== s.id) return
+        try {
+          const { removed } = await lrsApi('/admin/statements', { method: 'DELETE', query, store: s.id })
+          show(result, el('p', { role: 'status', id: 'statements-deleted' }, `Deleted ${removed.statements} statements, ${removed.attachments} attachments, ${removed.forwardingEntries} forwarding entries.`))
+          await reload()
+        } catch (err) {
+          show(result, errorText(err))
+        }
+      })
+      show(result, el('div', { id: 'deletion-preview' },
+        el('p', {}, `This would remove ${wouldRemove.statements} statements (${wouldRemove.outsideTheRange} of them stored outside the range, going with ones in it). It cannot be undone: type `, el('code', {}, s.id), ' to confirm.'),
+        el('label', {}, 'Store id', ' ', typed), ' ', button))
+    } catch (err) {
+      show(result, errorText(err))
+    }
+  })
+  show(out, form)
+}
+
 function row (s, out, reload) {
   const edit = el('button', { type: 'button', class: 'secondary', 'data-edit': s.id }, 'Change')
   edit.addEventListener('click', () => changeForms(s, out, reload))
@@ -183,6 +235,8 @@ function row (s, out, reload) {
   if (exporting.tagName === 'BUTTON') exporting.addEventListener('click', () => exportStore(s, out))
   const importing = el('button', { type: 'button', class: 'secondary', 'data-import': s.id }, 'Import…')
   importing.addEventListener('click', () => importForm(s, out, reload))
+  const deleteRange = el('button', { type: 'button', class: 'secondary', 'data-delete-range': s.id }, 'Delete statements…')
+  deleteRange.addEventListener('click', () => deleteRangeForm(s, out, reload))
   return el('tr', { 'data-store': s.id },
     el('td', {}, el('code', {}, s.id)), el('td', {}, s.name),
     el('td', {}, String(s.statements)),
@@ -191,7 +245,7 @@ function row (s, out, reload) {
     el('td', {}, String(s.credentials)),
     el('td', {}, retention(s.retentionDays)),
     el('td', {}, s.forwardTo.length ? s.forwardTo.map((u) => el('code', { class: 'upstream' }, u)) : '—'),
-    el('td', {}, edit, ' ', exporting, ' ', importing, s.id === 'default' ? null : [' ', remove]))
+    el('td', {}, edit, ' ', exporting, ' ', importing, ' ', deleteRange, s.id === 'default' ? null : [' ', remove]))
 }
 
 export async function render (main) {
