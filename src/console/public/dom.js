@@ -57,3 +57,8 @@ export function errorText (err) {
 export function formValues (form) {
   return Object.fromEntries(new FormData(form).entries())
 }
+
+// 2048 -> '2.0 KiB'
+export function bytes (n) {
+  return n >= 1048576 ? `${(n / 1048576).toFixed(1)} MiB` : n >= 1024 ? `${(n / 1024).toFixed(1)} KiB` : `${n} B`
+}

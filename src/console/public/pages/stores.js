@@ -1,26 +1,20 @@
 // Stores, for a credential with stores/admin: every store with what it
 // holds (GET /admin/stores), create, rename, retention, upstreams (PUT
-// /admin/stores/{id}), export and import of its statements (NDJSON,
-// /admin/statements/export and /import in that store), deleting its
-// statements stored in a time range (what would go first, GET
-// /admin/statements/deletion; then DELETE /admin/statements), and delete: what
-// would go first (GET /admin/stores/{id}), then the store's id typed to
-// confirm. Names, and an import's reasons, are anyone's text: shown as
-// text. An upstream's credentials are never shown (the API keeps them to
-// itself), so upstreams are replaced whole.
+// /admin/stores/{id}), what is done with its statements
+// (store-statements.js), and delete: what would go first (GET
+// /admin/stores/{id}), then the store's id typed to confirm. Names are
+// anyone's text: shown as text. An upstream's credentials are never shown
+// (the API keeps them to itself), so upstreams are replaced whole.
 
 import { api as lrsApi } from '../api.js'
-import { el, show, field, table, errorText } from '../dom.js'
+import { el, show, field, table, errorText, bytes } from '../dom.js'
+import { statementActions } from './store-statements.js'
 
 // Stores are the whole LRS's, whichever the header's menu has chosen.
 const api = (path, options = {}) => lrsApi(path, { ...options, inChosenStore: false })
 
-const bytes = (n) => n >= 1048576 ? `${(n / 1048576).toFixed(1)} MiB` : n >= 1024 ? `${(n / 1024).toFixed(1)} KiB` : `${n} B`
 const retention = (days) => days ? `${days} days` : 'for good'
 const storePath = (id) => '/admin/stores/' + encodeURIComponent(id)
-// An export is held in the page whole before it is saved: past this many
-// statements (about 2 KB each) the page says to export from a shell instead.
-const EXPORT_IN_PAGE = 200000
 
 // The header's store menu lists the stores: it is told when they change.
 const changed = () => window.dispatchEvent(new Event('stores-changed'))
@@ -128,115 +122,11 @@ async function deleteStep (s, out, reload) {
   typed.focus()
 }
 
-// The store's statements as an NDJSON file the browser saves.
-async function exportStore (s, out) {
-  show(out, el('p', { role: 'status' }, 'Exporting ', el('code', {}, s.id), '…'))
-  try {
-    const blob = await lrsApi('/admin/statements/export', { store: s.id, asBlob: true })
-    const link = document.createElement('a') // a blob: address, made here: el() links to the console's pages only
-    link.href = URL.createObjectURL(blob)
-    link.download = `${s.id}-statements.ndjson`
-    document.body.append(link)
-    link.click()
-    link.remove()
-    setTimeout(() => URL.revokeObjectURL(link.href), 60000)
-    show(out, el('p', { role: 'status', id: 'store-exported' }, 'Exported ', el('code', {}, s.id), `: ${link.download}, ${bytes(blob.size)}.`))
-  } catch (err) {
-    show(out, errorText(err))
-  }
-}
-
-// An NDJSON file (an export) into the store: what was stored, what it held
-// already, and the lines refused with why.
-function importForm (s, out, reload) {
-  const file = el('input', { type: 'file', name: 'file', accept: '.ndjson,.jsonl,application/x-ndjson', required: true })
-  const result = el('div', { 'aria-live': 'polite' })
-  const form = el('form', { class: 'card', id: 'import-statements', 'aria-label': 'Import statements into ' + s.id },
-    el('h2', {}, 'Import statements into ', el('code', {}, s.id)),
-    el('p', {}, 'An NDJSON file, one statement a line, as an export writes: ids, stored and authority are kept, statements the store holds are left as they are (importing twice stores nothing twice), and the lines that cannot be stored are listed. Imported statements are not forwarded. For files of more than a few hundred thousand statements, use lrs import.'),
-    el('label', {}, 'File', ' ', file), ' ',
-    el('button', { type: 'submit' }, 'Import'),
-    result)
-  form.addEventListener('submit', async (event) => {
-    event.preventDefault()
-    if (!file.files.length) return
-    show(result, el('p', { role: 'status' }, 'Importing…'))
-    try {
-      const done = await lrsApi('/admin/statements/import', { method: 'POST', store: s.id, file: file.files[0], type: 'application/x-ndjson' })
-      show(result, el('div', { id: 'import-result', role: 'status' },
-        el('p', {}, `Stored ${done.stored}, held already ${done.existing}, rejected ${done.rejected}.`),
-        done.rejects.length ? table(['Line', 'Why'], done.rejects.map((r) => el('tr', {}, el('td', {}, String(r.line)), el('td', {}, r.reason))), done.rejected > done.rejects.length ? `The first ${done.rejects.length} rejected` : 'Rejected') : null))
-      await reload()
-    } catch (err) {
-      show(result, errorText(err))
-    }
-  })
-  show(out, form)
-}
-
-// A time the person typed (an ISO 8601 date or date and time, UTC unless
-// it says otherwise) as the API's timestamp, or throws.
-function instant (text, name) {
-  const t = text.trim()
-  const ms = Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(t) ? t + 'T00:00:00Z' : /[zZ]|[+-]\d{2}:?\d{2}$/.test(t) ? t : t + 'Z')
-  if (Number.isNaN(ms)) throw new Error(`${name}: not a date or time (2026-01-31 or 2026-01-31T12:00:00Z)`)
-  return new Date(ms).toISOString()
-}
-
-// The store's statements stored after `since` and at or before `until`:
-// how many would go, then the store's id typed to confirm.
-function deleteRangeForm (s, out, reload) {
-  const result = el('div', { 'aria-live': 'polite' })
-  const form = el('form', { class: 'card', id: 'delete-statements', 'aria-label': 'Delete statements of ' + s.id + ' by stored time' },
-    el('h2', {}, 'Delete statements of ', el('code', {}, s.id), ' by stored time'),
-    el('p', {}, 'The statements stored after the first time (empty: from the first) and at or before the second, voided ones included, with their voiding statements and the targets of voiding ones, attachments no other statement uses and their forwarding entries. Times in UTC unless they say otherwise.'),
-    field('Stored after', { name: 'since', placeholder: '2026-01-01', autocomplete: 'off' }),
-    field('Stored at or before', { name: 'until', required: true, placeholder: '2026-02-01T00:00:00Z', autocomplete: 'off' }),
-    el('button', { type: 'submit' }, 'Preview'),
-    result)
-  form.addEventListener('submit', async (event) => {
-    event.preventDefault()
-    let query
-    try {
-      query = { until: instant(form.elements.until.value, 'Stored at or before') }
-      if (form.elements.since.value.trim()) query.since = instant(form.elements.since.value, 'Stored after')
-      const { wouldRemove } = await lrsApi('/admin/statements/deletion', { query, store: s.id })
-      const button = el('button', { type: 'button', class: 'danger', disabled: true }, 'Delete them')
-      const typed = el('input', { name: 'confirm', autocomplete: 'off' })
-      typed.addEventListener('input', () => { button.disabled = typed.value !== s.id })
-      button.addEventListener('click', async () => {
-        if (typed.value !== s.id) return
-        try {
-          const { removed } = await lrsApi('/admin/statements', { method: 'DELETE', query, store: s.id })
-          show(result, el('p', { role: 'status', id: 'statements-deleted' }, `Deleted ${removed.statements} statements, ${removed.attachments} attachments, ${removed.forwardingEntries} forwarding entries.`))
-          await reload()
-        } catch (err) {
-          show(result, errorText(err))
-        }
-      })
-      show(result, el('div', { id: 'deletion-preview' },
-        el('p', {}, `This would remove ${wouldRemove.statements} statements (${wouldRemove.outsideTheRange} of them stored outside the range, going with ones in it). It cannot be undone: type `, el('code', {}, s.id), ' to confirm.'),
-        el('label', {}, 'Store id', ' ', typed), ' ', button))
-    } catch (err) {
-      show(result, errorText(err))
-    }
-  })
-  show(out, form)
-}
-
 function row (s, out, reload) {
   const edit = el('button', { type: 'button', class: 'secondary', 'data-edit': s.id }, 'Change')
   edit.addEventListener('click', () => changeForms(s, out, reload))
   const remove = el('button', { type: 'button', class: 'danger', 'data-delete': s.id }, 'Delete…')
   remove.addEventListener('click', () => deleteStep(s, out, reload))
-  const exporting = s.statements > EXPORT_IN_PAGE
-    ? el('span', {}, 'Export: too large for the page; lrs export --store ', s.id)
-    : el('button', { type: 'button', class: 'secondary', 'data-export': s.id }, 'Export')
-  if (exporting.tagName === 'BUTTON') exporting.addEventListener('click', () => exportStore(s, out))
-  const importing = el('button', { type: 'button', class: 'secondary', 'data-import': s.id }, 'Import…')
-  importing.addEventListener('click', () => importForm(s, out, reload))
-  const deleteRange = el('button', { type: 'button', class: 'secondary', 'data-delete-range': s.id }, 'Delete statements…')
-  deleteRange.addEventListener('click', () => deleteRangeForm(s, out, reload))
   return el('tr', { 'data-store': s.id },
     el('td', {}, el('code', {}, s.id)), el('td', {}, s.name),
     el('td', {}, String(s.statements)),
@@ -245,7 +135,7 @@ function row (s, out, reload) {
     el('td', {}, String(s.credentials)),
     el('td', {}, retention(s.retentionDays)),
     el('td', {}, s.forwardTo.length ? s.forwardTo.map((u) => el('code', { class: 'upstream' }, u)) : '—'),
-    el('td', {}, edit, ' ', exporting, ' ', importing, ' ', deleteRange, s.id === 'default' ? null : [' ', remove]))
+    el('td', {}, edit, ' ', statementActions(s, out, reload), s.id === 'default' ? null : [' ', remove]))
 }
 
 export async function render (main) {
