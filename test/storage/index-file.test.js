@@ -81,7 +81,10 @@ test('an erasure and a restamp whose changes to the index file were lost are app
     ops.statementsErase(erased.map((s) => s.id))
     ops.restamp(moved.map((s) => s.id), { storedMs: Date.now() + 1000 })
   })
-  assert.notDeepEqual(checkSqliteStore({ dataDir }).problems, [], 'the index file lacks the changes')
+  // the index file lacks the changes: lrs check says so, without calling the rows the journal removes problems
+  const lagging = checkSqliteStore({ dataDir })
+  assert.deepEqual(lagging.problems, [])
+  assert.match(lagging.summary, new RegExp(`indexes not checked: ${erased.length + moved.length} statements removed or moved by the last transaction are not yet so in lrs-index\\.sqlite`))
   assert.equal(count(dataDir, 'SELECT count(*) FROM index_journal'), erased.length + moved.length)
 
   const lrs = await startLrs({ LRS_DATA_DIR: dataDir })
@@ -91,6 +94,8 @@ test('an erasure and a restamp whose changes to the index file were lost are app
   for (const s of erased) assert.equal((await lrs.client(`/statements?statementId=${s.id}`)).status, 404)
   for (const s of moved) assert.equal((await lrs.client(`/statements?statementId=${s.id}`)).json.id, s.id)
   await lrs.close({ graceMs: 0 })
-  assert.deepEqual(checkSqliteStore({ dataDir }).problems, [])
+  const after = checkSqliteStore({ dataDir })
+  assert.deepEqual(after.problems, [])
+  assert.match(after.summary, /statements; indexes/, 'the indexes are checked once the journal is applied')
   assert.equal(count(dataDir, 'SELECT count(*) FROM index_journal'), 0, 'the journal is cleared')
 })
