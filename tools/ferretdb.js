@@ -16,6 +16,7 @@ const os = require('node:os')
 const net = require('node:net')
 const path = require('node:path')
 const { spawn, execFileSync } = require('node:child_process')
+const { diesWithParent } = require('./dies-with-parent')
 
 const FERRETDB_VERSION = 'v1.24.0'
 const PACKAGE = 'github.com/FerretDB/FerretDB/cmd/ferretdb'
@@ -88,18 +89,13 @@ function waitForPort (port, { timeoutMs, child }) {
   })
 }
 
-// On Linux the server gets SIGTERM when the process that started it dies,
-// even by kill -9, so an interrupted test run leaves no server behind.
-const SETPRIV = ['/usr/bin/setpriv', '/bin/setpriv'].find((f) => process.platform === 'linux' && fs.existsSync(f))
-
 async function startFerretDB ({ dataDir, port, timeoutMs = 30000 }) {
   fs.mkdirSync(dataDir, { recursive: true })
   const file = ensureFerretDB()
   const args = ['--handler=sqlite', `--sqlite-url=file:${path.resolve(dataDir)}/`, `--state-dir=${path.resolve(dataDir)}`,
     `--listen-addr=127.0.0.1:${port}`, '--debug-addr=-', '--telemetry=disable', '--log-level=error', '--log-format=json']
-  const child = SETPRIV
-    ? spawn(SETPRIV, ['--pdeathsig', 'TERM', '--', file, ...args], { stdio: 'ignore' })
-    : spawn(file, args, { stdio: 'ignore' })
+  // an interrupted test run leaves no server behind
+  const child = spawn(...diesWithParent(file, args), { stdio: 'ignore' })
   await waitForPort(port, { timeoutMs, child })
   return {
     uri: `mongodb://127.0.0.1:${port}/`,
