@@ -46,7 +46,7 @@ const { databaseFile, indexFile } = require('./open')
 const { blobToId } = require('./ids')
 const { addTermKeyFunction } = require('./terms')
 const { plainTermId, storeOfTermId, STORE_SPAN } = require('./store-terms')
-const { LEVELS, RECENT_BUFFERS, UPPER_LEVELS, TERM_TABLES, ID_TABLES, DICT_TABLES } = require('./schema')
+const { LEVELS, RECENT_BUFFERS, UPPER_LEVELS, TERM_TABLES, ID_TABLES, DICT_TABLES, SEQ_OF_ID } = require('./schema')
 const { unpackBody } = require('./body-codec')
 
 const EXAMPLES = 3
@@ -212,7 +212,6 @@ function checkIndexes (db) {
   return { problems, statements, perLevel }
 }
 
-// { ok, problems: [sentence], summary } for the store of `config`.
 // How many statements the journal removes or moves whose (id, seq) row is
 // still where it was: changes the index file does not have yet. (An
 // entry's rows are all in one level; in the recent buffers, in the
@@ -221,9 +220,11 @@ function checkIndexes (db) {
 function pendingJournal (db) {
   const entries = db.prepare('SELECT seq, id FROM index_journal WHERE purge IS NULL').all()
   if (!entries.length) return 0
-  const stillThere = db.prepare(`${ID_TABLES.map((t) => `SELECT 1 FROM ${t} WHERE id = @id AND seq = @seq`).join(' UNION ALL ')} LIMIT 1`).pluck()
+  const stillThere = db.prepare(`SELECT 1 FROM (${SEQ_OF_ID}) WHERE seq = @seq LIMIT 1`).pluck()
   return entries.filter((e) => stillThere.get(e) !== undefined).length
 }
+
+// { ok, problems: [sentence], summary } for the store of `config`.
 
 function checkSqliteStore (config, { quick = false } = {}) {
   const file = databaseFile(config.dataDir)
