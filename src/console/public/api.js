@@ -63,18 +63,18 @@ export class ApiError extends Error {
 }
 
 // api('/admin/credentials', { method, query: {…}, body }) -> parsed JSON (or null);
-// with asText (GET /metrics) the text of the answer; `inChosenStore: false`
-// for what is the whole LRS's (the Stores page: the chosen store would be
-// the calling credential's own, which it may not delete); `store`: in this
-// store instead of the chosen one; `file`: a File (or Blob) sent as it is,
-// of type `type`; `asBlob`: the answer as a Blob (a download).
-export async function api (path, { method = 'GET', query, body, asText = false, inChosenStore = true, store: inStore = null, file, type, asBlob = false } = {}) {
+// with asText (GET /metrics) the text of the answer; `store`: in this store
+// instead of the one chosen in the header, or null for what is the whole
+// LRS's (the Stores page: the chosen store would be the calling
+// credential's own, which it may not delete); `file`: a File (or Blob)
+// sent as it is, of type `type`; `asBlob`: the answer as a Blob (a download).
+export async function api (path, { method = 'GET', query, body, asText = false, store: inStore = store, file, type, asBlob = false } = {}) {
   const url = new URL(path, window.location.origin)
   for (const [k, v] of Object.entries(query || {})) if (v !== undefined && v !== '') url.searchParams.set(k, v)
   const headers = { 'X-Experience-API-Version': '2.0.0' }
   if (session && session.token) headers.Authorization = 'Bearer ' + session.token
   if (session && session.csrf) headers['X-CSRF-Token'] = session.csrf
-  if (session && (inStore || (store && inChosenStore))) headers['X-LRS-Store'] = inStore || store
+  if (session && inStore) headers['X-LRS-Store'] = inStore
   if (body !== undefined) headers['Content-Type'] = 'application/json'
   if (file !== undefined) headers['Content-Type'] = type
   const sent = file !== undefined ? file : body === undefined ? undefined : JSON.stringify(body)

@@ -95,7 +95,7 @@ async function offerStores ({ keep = false } = {}) {
   }
   let list
   try {
-    list = await api('/admin/stores', { inChosenStore: false })
+    list = await api('/admin/stores', { store: null })
   } catch {
     return // no stores/admin: its own store
   }

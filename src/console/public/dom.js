@@ -58,6 +58,17 @@ export function formValues (form) {
   return Object.fromEntries(new FormData(form).entries())
 }
 
+// What cannot be undone waits for `expected` typed again: a labelled input
+// and a danger button that stays disabled until the input holds it.
+// `type`: the button's ('button' inside a form that submits something
+// else). { field, button, input, confirmed () }.
+export function typedConfirmation (expected, label, buttonText, { name = 'confirm', type = 'submit' } = {}) {
+  const input = el('input', { name, autocomplete: 'off' })
+  const button = el('button', { type, class: 'danger', disabled: true }, buttonText)
+  input.addEventListener('input', () => { button.disabled = input.value !== expected })
+  return { field: el('label', {}, label, ' ', input), button, input, confirmed: () => input.value === expected }
+}
+
 // 2048 -> '2.0 KiB'
 export function bytes (n) {
   return n >= 1048576 ? `${(n / 1048576).toFixed(1)} MiB` : n >= 1024 ? `${(n / 1024).toFixed(1)} KiB` : `${n} B`

@@ -3,22 +3,20 @@
 // (DELETE /admin/agents) and see what was removed.
 
 import { api } from '../api.js'
-import { el, show, field, errorText } from '../dom.js'
+import { el, show, field, errorText, typedConfirmation } from '../dom.js'
 import { agentParam, agentIdentifier } from '../agent.js'
 
 const counts = (obj) => el('ul', {}, Object.entries(obj).map(([k, v]) => el('li', {}, `${k}: ${v}`)))
 
 function confirmStep (out, agent) {
   const identifier = agentIdentifier(agent)
-  const button = el('button', { type: 'submit', class: 'danger', disabled: true }, 'Erase')
+  const confirm = typedConfirmation(identifier, 'Identifier', 'Erase', { name: 'identifier' })
   const form = el('form', { class: 'card', id: 'confirm-erasure', 'aria-label': 'Confirm the erasure' },
     el('p', {}, 'This cannot be undone. Type ', el('code', {}, identifier), ' to confirm.'),
-    field('Identifier', { name: 'identifier', autocomplete: 'off' }), ' ', button)
-  const typed = form.elements.identifier
-  typed.addEventListener('input', () => { button.disabled = typed.value !== identifier })
+    confirm.field, ' ', confirm.button)
   form.addEventListener('submit', async (event) => {
     event.preventDefault()
-    if (typed.value !== identifier) return
+    if (!confirm.confirmed()) return
     try {
       const result = await api('/admin/agents', { method: 'DELETE', query: { agent } })
       show(out, el('div', { class: 'card', id: 'erasure-result', role: 'status' },

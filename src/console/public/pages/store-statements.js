@@ -4,7 +4,7 @@
 // (X-LRS-Store). An import's reasons are anyone's text: shown as text.
 
 import { api } from '../api.js'
-import { el, show, field, table, errorText, bytes } from '../dom.js'
+import { el, show, field, table, errorText, bytes, typedConfirmation } from '../dom.js'
 
 // An export is held in the page whole before it is saved: past this many
 // statements (about 2 KB each) the page says to export from a shell instead.
@@ -83,11 +83,10 @@ function deleteRangeForm (s, out, reload) {
       query = { until: instant(form.elements.until.value, 'Stored at or before') }
       if (form.elements.since.value.trim()) query.since = instant(form.elements.since.value, 'Stored after')
       const { wouldRemove } = await api('/admin/statements/deletion', { query, store: s.id })
-      const button = el('button', { type: 'button', class: 'danger', disabled: true }, 'Delete them')
-      const typed = el('input', { name: 'confirm', autocomplete: 'off' })
-      typed.addEventListener('input', () => { button.disabled = typed.value !== s.id })
-      button.addEventListener('click', async () => {
-        if (typed.value !== s.id) return
+      // a button of its own: this form's submit is the preview
+      const confirm = typedConfirmation(s.id, 'Store id', 'Delete them', { type: 'button' })
+      confirm.button.addEventListener('click', async () => {
+        if (!confirm.confirmed()) return
         try {
           const { removed } = await api('/admin/statements', { method: 'DELETE', query, store: s.id })
           show(result, el('p', { role: 'status', id: 'statements-deleted' }, `Deleted ${removed.statements} statements, ${removed.attachments} attachments, ${removed.forwardingEntries} forwarding entries.`))
@@ -98,7 +97,7 @@ function deleteRangeForm (s, out, reload) {
       })
       show(result, el('div', { id: 'deletion-preview' },
         el('p', {}, `This would remove ${wouldRemove.statements} statements (${wouldRemove.outsideTheRange} of them stored outside the range, going with ones in it). It cannot be undone: type `, el('code', {}, s.id), ' to confirm.'),
-        el('label', {}, 'Store id', ' ', typed), ' ', button))
+        confirm.field, ' ', confirm.button))
     } catch (err) {
       show(result, errorText(err))
     }

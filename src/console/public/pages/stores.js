@@ -7,11 +7,11 @@
 // (the API keeps them to itself), so upstreams are replaced whole.
 
 import { api as lrsApi } from '../api.js'
-import { el, show, field, table, errorText, bytes } from '../dom.js'
+import { el, show, field, table, errorText, bytes, typedConfirmation } from '../dom.js'
 import { statementActions } from './store-statements.js'
 
 // Stores are the whole LRS's, whichever the header's menu has chosen.
-const api = (path, options = {}) => lrsApi(path, { ...options, inChosenStore: false })
+const api = (path, options = {}) => lrsApi(path, { ...options, store: null })
 
 const retention = (days) => days ? `${days} days` : 'for good'
 const storePath = (id) => '/admin/stores/' + encodeURIComponent(id)
@@ -94,7 +94,7 @@ async function deleteStep (s, out, reload) {
     show(out, errorText(err))
     return
   }
-  const button = el('button', { type: 'submit', class: 'danger', disabled: true }, 'Delete the store')
+  const confirm = typedConfirmation(s.id, 'Store id', 'Delete the store')
   const form = el('form', { class: 'card', id: 'confirm-store-deletion', 'aria-label': 'Confirm deleting ' + s.id },
     el('h2', {}, 'Deleting ', el('code', {}, s.id), ' removes'),
     el('ul', { id: 'store-deletion-preview' },
@@ -103,12 +103,10 @@ async function deleteStep (s, out, reload) {
       el('li', {}, `attachments: ${now.attachments} (${bytes(now.attachmentBytes)})`),
       el('li', {}, `credentials: ${now.credentials}`)),
     el('p', {}, 'This cannot be undone: its credentials stop at once and its data is purged in the background. Type ', el('code', {}, s.id), ' to confirm.'),
-    field('Store id', { name: 'confirm', autocomplete: 'off' }), ' ', button)
-  const typed = form.elements.confirm
-  typed.addEventListener('input', () => { button.disabled = typed.value !== s.id })
+    confirm.field, ' ', confirm.button)
   form.addEventListener('submit', async (event) => {
     event.preventDefault()
-    if (typed.value !== s.id) return
+    if (!confirm.confirmed()) return
     try {
       const { deleted } = await api(storePath(s.id), { method: 'DELETE', query: { confirm: s.id } })
       show(out, el('p', { role: 'status', id: 'store-deleted' }, 'Deleted ', el('code', {}, deleted.id), `: its ${deleted.statements} statements are being purged.`))
@@ -119,7 +117,7 @@ async function deleteStep (s, out, reload) {
     }
   })
   show(out, form)
-  typed.focus()
+  confirm.input.focus()
 }
 
 function row (s, out, reload) {
