@@ -41,6 +41,7 @@ const AUTHORITY = { objectType: 'Agent', name: 'source-lms', account: { homePage
 const API_BATCH = 100
 const API_CONNECTIONS = 10
 const HTTP_PART = 200000
+const AUTH = 'Basic ' + Buffer.from('bench:bench-secret').toString('base64') // bench/lrs-process.js's bootstrap credential
 const ROOT = path.join(__dirname, '..')
 
 async function openRaw (store) {
@@ -126,7 +127,7 @@ async function runImport (file, count, engine) {
 // again, so every statement is stored and the waits count in the rate.
 // (autocannon cannot send a refused body again.)
 async function postAll (url, bodies) {
-  const headers = { 'Content-Type': 'application/json', 'X-Experience-API-Version': '1.0.3', Authorization: 'Basic ' + Buffer.from('bench:bench-secret').toString('base64') }
+  const headers = { 'Content-Type': 'application/json', 'X-Experience-API-Version': '1.0.3', Authorization: AUTH }
   let refused = 0
   const loop = async () => {
     // an async generator answers concurrent next() calls one after the other
@@ -169,7 +170,7 @@ async function runApi (file, count, engine) {
 async function runHttpImport (file, count, engine) {
   const store = await startStore(engine)
   const lrs = await startLrs({ store })
-  const headers = { 'Content-Type': 'application/x-ndjson', Authorization: 'Basic ' + Buffer.from('bench:bench-secret').toString('base64') }
+  const headers = { 'Content-Type': 'application/x-ndjson', Authorization: AUTH }
   try {
     const chunks = lineChunks(file, 1000)
     let next = await chunks.next()
