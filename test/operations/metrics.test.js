@@ -133,7 +133,9 @@ test('per store: statements stored and requests refused, labelled with the store
   assert.equal((await lrs.client('/statements', { method: 'POST', auth: acme, body: [statement(), statement(), statement()] })).status, 200)
   assert.equal((await lrs.client('/statements', { method: 'POST', body: statement() })).status, 200)
   assert.equal((await lrs.client('/statements', { method: 'POST', auth: acme, body: { actor: 'not an agent' } })).status, 400)
-  const text = await scrape(lrs)
+  // the per-store counts land once the store's label is read (store-labels.js, a storage read of its own after the answer)
+  let text
+  await until(async () => sample((text = await scrape(lrs)), 'lrs_store_refusals_total', 'store="acme",reason="invalid"') === 1 && sample(text, 'lrs_store_statements_stored_total', 'store="acme"') === 3 && sample(text, 'lrs_store_statements_stored_total', 'store="default"') === 1)
   assert.equal(sample(text, 'lrs_store_statements_stored_total', 'store="acme"'), 3)
   assert.equal(sample(text, 'lrs_store_statements_stored_total', 'store="default"'), 1)
   assert.equal(sample(text, 'lrs_store_refusals_total', 'store="acme",reason="invalid"'), 1)
