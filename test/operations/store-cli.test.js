@@ -18,7 +18,7 @@ const { until } = require('../helpers/wait')
 
 const SECRET = 'a-long-enough-secret-for-the-cli'
 
-test('lrs store and --store: a store made, a credential in it, statements imported into it, exported from it and erased from it, the default store untouched', async () => {
+test('lrs store and --store: a store made, a credential in it, statements imported into it, exported from it and erased from it, the default store untouched', async (t) => {
   const lrs = await startLrs()
   const made = await runLrs(['store', 'create', 'acme', '--name', 'ACME Corp'], lrs.storeEnv)
   assert.equal(made.code, 0, made.stderr)
@@ -31,7 +31,9 @@ test('lrs store and --store: a store made, a credential in it, statements import
   // a file of statements with their ids, imported into acme only
   const learner = { mbox: `mailto:cli-${crypto.randomUUID()}@example.com` }
   const lines = Array.from({ length: 5 }, () => statement({ id: crypto.randomUUID(), actor: learner }))
-  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'lrs-store-cli-')), 'in.ndjson')
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lrs-store-cli-'))
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }))
+  const file = path.join(dir, 'in.ndjson')
   fs.writeFileSync(file, lines.map((s) => JSON.stringify(s)).join('\n') + '\n')
   const imported = await runLrs(['import', '--store', 'acme', file], lrs.storeEnv)
   assert.equal(imported.code, 0, imported.stderr)
