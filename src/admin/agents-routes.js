@@ -22,7 +22,7 @@ function agentsRoutes ({ storage, validator }) {
     query: AGENT,
     responses: { 200: response('What the erasure would remove.', { content: json(schema('ErasurePreview')) }) },
     async handler (req, res, { query }) {
-      res.json(await previewErasure(storage, validator.parseActorParam(query.agent, '2.0.0')))
+      res.json(await previewErasure(storage, validator.parseActorParam(query.agent, '2.0.0'), { store: req.credential.store }))
     }
   }, {
     method: 'delete',

@@ -38,8 +38,16 @@ async function * idPages (storage, key, store) {
   }
 }
 
+// Required, never defaulted: a caller that forgot it would erase from, or
+// preview, the default store whatever store its credential is of.
+function storeNumber (store) {
+  if (!Number.isInteger(store)) throw new TypeError('an erasure needs the number of its store')
+  return store
+}
+
 // `store`: the number of the store it is erased from (0, the default one).
-async function eraseAgent (storage, agent, { store = 0 } = {}) {
+async function eraseAgent (storage, agent, { store }) {
+  storeNumber(store)
   const key = agentKey(agent)
   const removed = { statements: 0, attachments: 0, forwardingEntries: 0, stateDocuments: 0, agentProfileDocuments: 0 }
   for await (const ids of idPages(storage, key, store)) {
@@ -59,7 +67,8 @@ async function eraseAgent (storage, agent, { store = 0 } = {}) {
 // --dry-run`): the statements it would find the same way, and the
 // documents. Attachments and forwarding entries are counted by the erasure
 // itself (which of them another statement still uses is known only then).
-async function previewErasure (storage, agent, { store = 0 } = {}) {
+async function previewErasure (storage, agent, { store }) {
+  storeNumber(store)
   const key = agentKey(agent)
   let statements = 0
   for await (const ids of idPages(storage, key, store)) statements += ids.length

@@ -209,7 +209,17 @@ test('a store\'s admin sees and manages its own store only; stores/admin manages
   // forwarding: only its own upstreams (none here), never the LRS-wide ones
   assert.deepEqual((await acmeAdmin('/admin/forwarding/upstreams')).json, { upstreams: [] })
 
-  // erasure in acme leaves the learner's statements in the default store
+  // erasure in acme leaves the learner's statements in the default store,
+  // and its preview counts acme's only (the default store's learner is not
+  // counted from acme, nor acme's from the default store)
+  const agentQuery = `/admin/agents?agent=${encodeURIComponent(JSON.stringify(learner))}`
+  assert.equal((await acmeAdmin(agentQuery)).json.wouldRemove.statements, 1)
+  assert.equal((await lrs.http(agentQuery)).json.wouldRemove.statements, 1)
+  const homeOnlyLearner = { mbox: `mailto:home-only-${crypto.randomUUID()}@example.com` }
+  await post(home, statement({ actor: homeOnlyLearner }))
+  const homeOnlyQuery = `/admin/agents?agent=${encodeURIComponent(JSON.stringify(homeOnlyLearner))}`
+  assert.equal((await lrs.http(homeOnlyQuery)).json.wouldRemove.statements, 1)
+  assert.deepEqual((await acmeAdmin(homeOnlyQuery)).json.wouldRemove, { statements: 0, stateDocuments: 0, agentProfileDocuments: 0 })
   const erased = await acmeAdmin(`/admin/agents?agent=${encodeURIComponent(JSON.stringify(learner))}`, { method: 'DELETE' })
   assert.equal(erased.status, 200, erased.text)
   assert.equal(erased.json.removed.statements, 1)
