@@ -1,13 +1,19 @@
 'use strict'
 
 // GET /metrics: Prometheus text format, cluster-wide (cluster-metrics.js),
-// for credentials with the `metrics` scope (or `admin`). The forwarding outbox figures are
+// for credentials with the `metrics` scope (or `admin`) of the default
+// store, or with `stores/admin`: the figures are the whole LRS's and name
+// every store by its id, which a credential of another store (a tenant)
+// must not learn. The forwarding outbox figures are
 // read from the store by the answering worker: they are the store's, not a
 // worker's. One series per upstream: LRS_FORWARD_URLS's (no `store`
 // label) and each store's own (at most 5 a store, labelled with its id).
 
 const client = require('prom-client')
 const { response } = require('../http/openapi-parts')
+const { errors } = require('../errors')
+const { allows } = require('../auth/scopes')
+const { DEFAULT_STORE } = require('../stores/store-keys')
 
 function outboxRegistry (storage, upstreams) {
   const labelNames = ['upstream', 'store']
@@ -37,10 +43,14 @@ function metricsRoutes ({ storage, clusterMetrics, upstreams }) {
     path: '/metrics',
     operationId: 'getMetrics',
     summary: 'Prometheus metrics, cluster-wide',
-    description: 'Whichever worker answers, the values are the cluster\'s (process metrics per worker, labelled `worker`); forwarding outbox gauges per upstream.',
+    description: 'Whichever worker answers, the values are the cluster\'s (process metrics per worker, labelled `worker`); forwarding outbox gauges per upstream. ' +
+      'They cover every store: a credential of a store other than the default one needs `stores/admin`.',
     scope: 'metrics',
     responses: { 200: response('Prometheus text exposition format.', { content: { 'text/plain; version=0.0.4': { schema: { type: 'string' } } } }) },
     async handler (req, res) {
+      if (req.credential.store !== DEFAULT_STORE && !allows(req.credential.scopes, 'stores')) {
+        throw errors.Forbidden('GET /metrics covers every store: it needs a credential of the default store, or stores/admin')
+      }
       const text = await clusterMetrics.render(upstreams.all().length ? [await outbox()] : [])
       res.type(clusterMetrics.contentType).send(text)
     }

@@ -166,7 +166,7 @@ test('an Activity\'s definition given in one store is not shown through another 
 })
 
 test('a store\'s admin sees and manages its own store only; stores/admin manages the stores', async () => {
-  const { lrs, acme, home, acmeAdmin } = await twoStores()
+  const { lrs, acme, home, acmeAdmin, homeAdmin } = await twoStores()
   const learner = { mbox: `mailto:erase-${crypto.randomUUID()}@example.com` }
   await post(home, statement({ actor: learner }))
   await post(acme, statement({ actor: learner }))
@@ -200,6 +200,16 @@ test('a store\'s admin sees and manages its own store only; stores/admin manages
   const homeKey = (await lrs.http('/admin/credentials')).json.credentials.find((c) => c.store === 'default' && c.key !== ADMIN.user).key
   assert.equal((await acmeAdmin(`/admin/credentials/${homeKey}`, { method: 'DELETE' })).status, 404)
   assert.equal((await acmeAdmin(`/admin/credentials/${homeKey}`, { method: 'PUT', body: { scopes: ['all'] } })).status, 404)
+
+  // metrics cover every store (and name them): not for a store's admin;
+  // the default store's admin and stores/admin, acting in acme or not, read them
+  const refused = await acmeAdmin('/metrics')
+  assert.equal(refused.status, 403)
+  assert.match(refused.json.message, /default store|stores\/admin/)
+  const acmeMetrics = (await lrs.http('/admin/credentials', { method: 'POST', body: { scopes: ['metrics'], store: 'acme' } })).json
+  assert.equal((await lrs.http('/metrics', { auth: [acmeMetrics.key, acmeMetrics.secret] })).status, 403)
+  assert.equal((await homeAdmin('/metrics')).status, 200)
+  assert.equal((await lrs.http('/metrics', { headers: { 'X-LRS-Store': 'acme' } })).status, 200)
 
   // overview and export: acme's statements only
   assert.equal((await acmeAdmin('/admin/overview')).json.total, 2)
