@@ -102,6 +102,33 @@ test('an import stores what it can and lists what it could not by line: not JSON
   assert.equal((await lrs.client(`/statements?statementId=${fine[0].id}`)).status, 404, 'nothing of it in the default store')
 })
 
+// Data 2.4.9: with OAuth the authority is an anonymous Group of two, the
+// application and the user. An import of such a statement once failed
+// whole (the SQLite engine had no key for the authority's index term).
+test('a statement whose authority is an OAuth Group of two imports with it kept, is found by id and through its members by related_agents, and not by a statements/read/mine credential', async () => {
+  const lrs = await startLrs()
+  const user = { mbox: `mailto:oauth-${crypto.randomUUID()}@example.com` }
+  const app = { account: { homePage: 'https://apps.example.com', name: `app-${crypto.randomUUID()}` } }
+  const authority = { objectType: 'Group', member: [app, user] }
+  const oauth = { ...statement(), id: crypto.randomUUID(), stored: '2026-01-01T00:00:00.000Z', authority }
+  const plain = { ...statement(), id: crypto.randomUUID(), stored: '2026-01-01T00:00:01.000Z' }
+  const imported = await importInto(lrs, [oauth, plain].map((s) => JSON.stringify(s)).join('\n') + '\n')
+  assert.equal(imported.status, 200, imported.text)
+  assert.deepEqual(imported.json, { stored: 2, existing: 0, rejected: 0, rejects: [] })
+  const byId = await lrs.client(`/statements?statementId=${oauth.id}`)
+  assert.equal(byId.status, 200)
+  assert.deepEqual(byId.json.authority, authority)
+  for (const member of [user, app]) {
+    const related = await lrs.client(`/statements?agent=${encodeURIComponent(JSON.stringify(member))}&related_agents=true`)
+    assert.deepEqual(related.json.statements.map((s) => s.id), [oauth.id])
+    assert.deepEqual((await lrs.client(`/statements?agent=${encodeURIComponent(JSON.stringify(member))}`)).json.statements, [])
+  }
+  const mine = await lrs.http('/admin/credentials', { method: 'POST', body: { scopes: ['statements/read/mine'] } })
+  const asMine = [mine.json.key, mine.json.secret]
+  assert.equal((await lrs.client(`/statements?statementId=${oauth.id}`, { auth: asMine })).status, 404)
+  assert.deepEqual((await lrs.client('/statements', { auth: asMine })).json.statements, [])
+})
+
 test('an import is refused without NDJSON, without credentials and without the admin scope, and stores nothing', async () => {
   const lrs = await startLrs()
   const s = statement({ id: crypto.randomUUID() })

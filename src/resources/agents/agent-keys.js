@@ -11,6 +11,18 @@ function agentKey (actor) {
   return null
 }
 
+// The key of a statement's authority, which every statement has: an
+// Agent's key, or for the anonymous two-member Group of an OAuth authority
+// (Data 2.4.9: the application and the user) one made of its members'
+// keys. (No credential of this LRS has such an authority, so
+// statements/read/mine never matches it; related_agents finds its members
+// as it finds any Group's.)
+function authorityKey (authority) {
+  const key = agentKey(authority)
+  if (key !== null || !authority || !Array.isArray(authority.member)) return key
+  return 'group:' + authority.member.map(agentKey).sort().join(' ')
+}
+
 // The actor's own key and, for a Group, its members' keys.
 function actorKeys (actor, into) {
   if (!actor) return into
@@ -20,4 +32,4 @@ function actorKeys (actor, into) {
   return into
 }
 
-module.exports = { agentKey, actorKeys }
+module.exports = { agentKey, authorityKey, actorKeys }

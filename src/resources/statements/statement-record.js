@@ -7,7 +7,7 @@ const crypto = require('node:crypto')
 const { toUtcTimestamp } = require('../../validation/formats')
 const { VOIDED_VERB } = require('../../validation/statement-rules')
 const { queryFields } = require('./query-fields')
-const { agentKey } = require('../agents/agent-keys')
+const { authorityKey: authorityKeyOf } = require('../agents/agent-keys')
 const { mapContextActivities, contextActivitiesAreArrays } = require('../../validation/context-activities')
 
 // Data 2.4.6.2.s4.b3: context activities are returned as arrays even when
@@ -66,7 +66,7 @@ function attachmentHashes (s) {
 // when the batch is written, so the body holds neither it nor a defaulted
 // timestamp: readers append both (see withStored). `text` is the
 // statement's JSON as the client sent it, when known.
-function toRecord (statement, { authority, xapiVersion, authorityJson = JSON.stringify(authority), authorityKey = agentKey(authority) }, text) {
+function toRecord (statement, { authority, xapiVersion, authorityJson = JSON.stringify(authority), authorityKey = authorityKeyOf(authority) }, text) {
   const id = statement.id ? statement.id.toLowerCase() : crypto.randomUUID()
   const parts = { id, authority, authorityJson, xapiVersion }
   const body = text !== undefined && keepsClientText(statement) ? appendLrsProperties(text, statement, parts) : serialize(statement, parts)
