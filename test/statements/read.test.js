@@ -5,7 +5,7 @@
 const { test } = require('node:test')
 const assert = require('node:assert/strict')
 const crypto = require('node:crypto')
-const { startLrs } = require('../helpers/lrs')
+const { startLrs, ENGINE } = require('../helpers/lrs')
 const { statement } = require('../helpers/statements')
 
 const VOIDED = 'http://adlnet.gov/expapi/verbs/voided'
@@ -131,6 +131,57 @@ test('voiding hides the target from queries and statementId, but voidedStatement
   // A voiding statement cannot be voided: voiding it leaves it visible.
   await post(statement({ verb: { id: VOIDED }, object: { objectType: 'StatementRef', id: voiding } }))
   assert.equal((await xapi(`/statements?statementId=${voiding}`)).status, 200)
+})
+
+// Communication 2.1.3.s3: however many statements matching a filter are
+// targeted, every statement targeting one of them is found with them (the
+// LRS once looked at 1,000 targets and silently lost the rest's).
+test('more than a thousand targeted statements: every targeting statement matches the filter with them, down a chain, on every page', {
+  skip: ENGINE === 'mongodb' ? 'SQLite only: on FerretDB storing a thousand StatementRefs takes minutes (each sets its target\'s flag by an upsert) and each page of a filtered query reads every statement' : false
+}, async () => {
+  const { xapi, post } = await setup()
+  const verb = `http://example.com/verbs/${crypto.randomUUID()}`
+  const other = { id: 'http://example.com/verbs/confirmed' }
+  const targets = []
+  for (let i = 0; i < 7; i++) targets.push(...await post(Array.from({ length: 143 }, () => statement({ verb: { id: verb } }))))
+  const referencing = []
+  for (let i = 0; i < targets.length; i += 143) {
+    referencing.push(...await post(targets.slice(i, i + 143).map((id) => statement({ verb: other, object: { objectType: 'StatementRef', id } }))))
+  }
+  const [chained] = await post(statement({ verb: other, object: { objectType: 'StatementRef', id: referencing[0] } }))
+  const [again] = await post(statement({ verb: other, object: { objectType: 'StatementRef', id: targets[1] } }))
+  const [voiding] = await post(statement({ verb: { id: VOIDED }, object: { objectType: 'StatementRef', id: targets[500] } }))
+  // a targeting statement voided: gone, and its voiding statement matches through it
+  const [voidingRef] = await post(statement({ verb: { id: VOIDED }, object: { objectType: 'StatementRef', id: referencing[5] } }))
+  const expected = [...targets.filter((id) => id !== targets[500]), ...referencing.filter((id) => id !== referencing[5]), chained, again, voiding, voidingRef]
+  assert.equal(targets.length, 1001)
+
+  // pages of 100 (each page's own matches span few statements) and of 1,000
+  // (the last ones' do not): every statement once, in order
+  for (const limit of [100, 1000]) {
+    const { statements } = await walk(xapi, `/statements?verb=${encodeURIComponent(verb)}&limit=${limit}`)
+    assert.equal(new Set(statements.map((s) => s.id)).size, statements.length, 'each statement once')
+    assert.deepEqual(statements.map((s) => s.id).sort(), [...expected].sort())
+    for (let i = 1; i < statements.length; i++) assert.ok(stored(statements[i - 1]) >= stored(statements[i]), 'newest first')
+  }
+  const ascending = await walk(xapi, `/statements?verb=${encodeURIComponent(verb)}&limit=100&ascending=true`)
+  assert.deepEqual(ascending.statements.map((s) => s.id).sort(), [...expected].sort())
+  for (let i = 1; i < ascending.statements.length; i++) assert.ok(stored(ascending.statements[i - 1]) <= stored(ascending.statements[i]), 'oldest first')
+  // since applies to the targeting statement: only those stored after it
+  const since = (await xapi(`/statements?statementId=${referencing[1000]}`)).json.stored
+  const later = await walk(xapi, `/statements?verb=${encodeURIComponent(verb)}&since=${encodeURIComponent(since)}`)
+  assert.deepEqual(later.statements.map((s) => s.id).sort(), [chained, again, voiding, voidingRef].sort())
+})
+
+// FerretDB 1.24 never answered a bulk write of 100 upserts or more, which
+// is how the mongodb engine flags a batch's targets (statements.js).
+test('a hundred StatementRefs in one request are stored and each targeting statement matches its target\'s verb', async () => {
+  const { xapi, post } = await setup()
+  const verb = `http://example.com/verbs/${crypto.randomUUID()}`
+  const targets = await post(Array.from({ length: 100 }, () => statement({ verb: { id: verb } })))
+  const referencing = await post(targets.map((id) => statement({ object: { objectType: 'StatementRef', id } })))
+  const { statements } = await walk(xapi, `/statements?verb=${encodeURIComponent(verb)}`)
+  assert.deepEqual(statements.map((s) => s.id).sort(), [...targets, ...referencing].sort())
 })
 
 test('a voiding statement whose target is unknown is accepted (2.0 §4.2.4.1)', async () => {

@@ -10,9 +10,6 @@ const { withStored } = require('./statement-record')
 const { queryShape } = require('../../metrics/instruments')
 const { qualify, storageQueryFields } = require('../../stores/store-keys')
 
-const MAX_REFERENCED = 1000
-const MAX_REFERENCE_DEPTH = 5
-
 function hasFilter (q) {
   return Boolean(q.agent || q.verb || q.activity || q.registration)
 }
@@ -31,31 +28,25 @@ function createStatementReader ({ statements, queryTimeoutMs, instruments, hooks
     return row
   }
 
-  // Communication 2.1.4: a statement that targets (StatementRef) a statement
-  // matching the filters matches too, and so on down the chain.
-  async function referencingIds (q, deadline) {
-    if (!hasFilter(q)) return []
-    const referencing = new Set()
-    let frontier = await statements.findReferencedIds(q, { limit: MAX_REFERENCED })
-    for (let depth = 0; frontier.length && depth < MAX_REFERENCE_DEPTH; depth++) {
-      checkDeadline(deadline)
-      const next = await statements.findIdsReferencing(frontier, { limit: MAX_REFERENCED })
-      frontier = next.filter((id) => !referencing.has(id))
-      for (const id of frontier) referencing.add(id)
-    }
-    return [...referencing]
-  }
-
   // `params`: the parsed query parameters; `after`: the keyset position of
   // the previous page, if any.
   async function getPage (params, after, { authorityKey = null, store }) {
     const deadline = Date.now() + queryTimeoutMs
-    const filters = statementQuery(storageQueryFields({ ...params, after, authorityKey, limit: params.limit }, store))
-    const orIds = await referencingIds(filters, deadline)
+    const filters = statementQuery(storageQueryFields({ ...params, after, authorityKey, limit: params.limit + 1 }, store))
     if (hooks.beforeQuery) await hooks.beforeQuery()
     checkDeadline(deadline)
     const start = process.hrtime.bigint()
-    const rows = await statements.query(statementQuery({ ...filters, orIds, limit: params.limit + 1 }), { deadline })
+    let rows = await statements.query(filters, { deadline })
+    // Communication 2.1.3.s3: statements that target (StatementRef) one
+    // matching the filters match too. One can be on this page only if it
+    // lies between where the page starts and the page's last row of its
+    // own matches plus one (`beyond`, when there are that many).
+    if (hasFilter(filters)) {
+      const beyond = rows.length > params.limit ? rows[params.limit].position : null
+      const orIds = await statements.findReferencingIds(filters, { beyond, deadline })
+      checkDeadline(deadline)
+      if (orIds.length) rows = await statements.query(statementQuery({ ...filters, orIds }), { deadline })
+    }
     instruments.querySeconds.observe({ shape: queryShape(params) }, Number(process.hrtime.bigint() - start) / 1e9)
     const hasMore = rows.length > params.limit
     if (hasMore) rows.length = params.limit

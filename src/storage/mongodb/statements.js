@@ -43,8 +43,10 @@ const { qualify, qualifyAll, unqualify, storeOf } = require('../../stores/store-
 const { keyRange } = require('./stores')
 const { byId } = require('./by-id')
 const { upstreamsFor } = require('../../forwarding/upstreams')
+const { referencingThroughTargets } = require('../statement-refs')
 
 const MAX_SETTLE_ROUNDS = 10
+const FERRET_UPSERTS = 50 // setFlagsOrMark
 const ROW_PROJECTION = { body: 1, stored: 1, ts: 1 }
 
 function toRow (doc) {
@@ -88,15 +90,21 @@ function statementsRepository (db, { queryTimeoutMs, isFerret, locks, hooks, out
   // Sets flags on statements, or leaves markers for ids not stored yet.
   // `condition` limits which stored statements take the flags; a stored
   // statement outside it makes the upsert hit its _id, which is ignored.
+  // FerretDB 1.24 never answers a bulkWrite of 100 or more upserts
+  // (measured: 99 took 3 s, 100 nothing within minutes), so a batch of
+  // StatementRefs is sent there FERRET_UPSERTS at a time.
   async function setFlagsOrMark (ids, flags, condition = {}) {
     if (!ids.length) return
     const ops = ids.map((id) => ({
       updateOne: { filter: { _id: id, ...condition }, update: { $set: flags, $setOnInsert: { awaitingStatement: true } }, upsert: true }
     }))
-    try {
-      await col.bulkWrite(ops, { ordered: false })
-    } catch (err) {
-      if (!onlyDuplicateKeyErrors(err)) throw err
+    const size = isFerret() ? FERRET_UPSERTS : ops.length
+    for (let i = 0; i < ops.length; i += size) {
+      try {
+        await col.bulkWrite(ops.slice(i, i + size), { ordered: false })
+      } catch (err) {
+        if (!onlyDuplicateKeyErrors(err)) throw err
+      }
     }
   }
 
@@ -197,7 +205,7 @@ function statementsRepository (db, { queryTimeoutMs, isFerret, locks, hooks, out
     for (const { upstreams, ids } of byUpstreams.values()) await outbox.enqueue(upstreams, ids)
   }
 
-  return {
+  const repository = {
     // Stores the statements of several requests (groups of records) in one
     // write, each request all or nothing. Returns `failed`, Map(group index
     // -> id of the statement that conflicts with a stored one), and
@@ -256,14 +264,21 @@ function statementsRepository (db, { queryTimeoutMs, isFerret, locks, hooks, out
 
     // Communication 2.1.4: statements matching the filters that some
     // StatementRef targets, and the statements that target given ids.
-    async findReferencedIds (q, { limit }) {
+    // (no `limit`: every one)
+    async findReferencedIds (q, { limit = 0 } = {}) {
       const rows = await col.find({ ...matchFilter(q), ...storeFilter(q.store), referenced: true }, { projection: { _id: 1 }, limit, ...read }).toArray()
       return rows.map((r) => r._id)
     },
 
-    async findIdsReferencing (ids, { limit }) {
+    async findIdsReferencing (ids, { limit = 0 } = {}) {
       const rows = await col.find({ ref: { $in: ids } }, { projection: { _id: 1 }, limit, ...read }).toArray()
       return rows.map((r) => r._id)
+    },
+
+    // The statements matching q through StatementRefs (statement-refs.js),
+    // from the targets whatever the page (`beyond` is not used here).
+    async findReferencingIds (q, { deadline } = {}) {
+      return referencingThroughTargets(repository, q, { deadline })
     },
 
     async query (q) {
@@ -353,6 +368,7 @@ function statementsRepository (db, { queryTimeoutMs, isFerret, locks, hooks, out
       return docs.map(toRow)
     }
   }
+  return repository
 
   async function applyReferences (records) {
     const voids = []

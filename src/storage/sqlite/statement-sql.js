@@ -134,7 +134,9 @@ function statementSeqQuery (q, { termId, lastSeqAt, orSeqs = [], within = {}, de
     // time, position, voiding and authority still apply.
     const b = bounds('s.seq')
     const c = checks(resolved.filter((f) => f.name === 'authority'), 's.seq')
-    arms.push({ sql: `SELECT s.seq FROM statements s WHERE ${[`s.seq IN (${placeholders(orSeqs.length)})`, ...b.sql, ...c.sql].join(' AND ')}`, params: [...orSeqs, ...b.params, ...c.params] })
+    // (one parameter, a JSON array, however many: one prepared statement
+    // for every count, and no limit on SQLite's parameters)
+    arms.push({ sql: `SELECT s.seq FROM statements s WHERE ${['s.seq IN (SELECT value FROM json_each(?))', ...b.sql, ...c.sql].join(' AND ')}`, params: [JSON.stringify(orSeqs), ...b.params, ...c.params] })
   }
   if (!arms.length) return null
   const order = q.ascending ? 'ASC' : 'DESC'
@@ -148,9 +150,11 @@ function statementSeqQuery (q, { termId, lastSeqAt, orSeqs = [], within = {}, de
 
 // Statements with some StatementRef pointing at them that match the
 // filters (Communication 2.1.4): few, found through a partial index.
-function referencedQuery (q, { termId, limit }) {
+function referencedQuery (q, { termId, limit, seqs = null }) {
   const sql = ['s.referenced = 1', 's.store IS ?']
   const params = [q.store || null]
+  // only these statements (a JSON array: one prepared statement for any count)
+  if (seqs) { sql.unshift('s.seq IN (SELECT value FROM json_each(?))'); params.unshift(JSON.stringify(seqs)) }
   // false when none of the filter's terms was ever stored: nothing matches
   const filterBy = (terms, test) => {
     const ids = terms.map(termId).filter((id) => id !== undefined)

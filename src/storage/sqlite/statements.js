@@ -18,6 +18,7 @@ const { BoundedMap } = require('../../lib/bounded-map')
 const { statementSeqQuery, referencedQuery, placeholders } = require('./statement-sql')
 const { TERM_TABLES, ID_TABLES, DICT_TABLES, SEQ_OF_ID, HOUR_MS } = require('./schema')
 const { packBody, unpackBody } = require('./body-codec')
+const { referencingThroughTargets, MAX_DEPTH: MAX_REFERENCE_DEPTH } = require('../statement-refs')
 
 const MAX_SAME_ROUNDS = 10
 // Query SQL is made per query (its filters, its number of ids); the
@@ -29,6 +30,9 @@ const PREPARED_QUERIES = 256
 // to find its page (a term every statement has, and a rare second filter)
 // never holds the worker for long, and stops at the query deadline.
 const WINDOW_POSTINGS = 2000
+// A page whose own matches span at most this many statements looks for
+// the StatementRefs among them (findReferencingIds): each is a row read.
+const SPAN_ROWS = 10000
 
 // What the writer needs of a record: its terms, worked out here so the
 // writer, which holds the file's write lock, does as little as it can; and
@@ -75,6 +79,66 @@ function statementsRepository (db, { writer }) {
   function learn (sentRecords, ids) {
     let k = 0
     for (const r of sentRecords) for (const term of r.terms.all) if (typeof term === 'string') knownTerms.set(term, ids[k++])
+  }
+  // The seqs of stored ids, ascending; a thousand ids to a look-up (every
+  // id table's arm takes them all, and SQLite takes 32,766 parameters).
+  const seqsOfIds = (n) => prepared(ID_TABLES.map((table) => `SELECT seq FROM ${table} WHERE id IN (${placeholders(n)})`).join(' UNION '), { pluck: true })
+  function seqsOf (ids) {
+    const seqs = []
+    for (let i = 0; i < ids.length; i += 1000) {
+      const blobs = ids.slice(i, i + 1000).map(idToBlob)
+      seqs.push(...seqsOfIds(blobs.length).all(ID_TABLES.flatMap(() => blobs)))
+    }
+    return seqs.sort((a, b) => a - b)
+  }
+  // (no `limit`: every one)
+  async function findReferencedIds (q, { limit = -1, seqs = null } = {}) {
+    const query = referencedQuery(q, { termId: storeTermReader(termId, q.store), limit, seqs })
+    return query ? prepared(query.sql, { pluck: true }).all(query.params).map(blobToId) : []
+  }
+
+  async function findIdsReferencing (ids, { limit = -1 } = {}) {
+    if (!ids.length) return []
+    return prepared(`SELECT id FROM statements WHERE ref IN (${placeholders(ids.length)}) LIMIT ?`, { pluck: true }).all(...ids.map(idToBlob), limit).map(blobToId)
+  }
+
+  // The statements matching q through StatementRefs (Communication
+  // 2.1.3.s3) that can be on a page whose own matches reach `beyond`
+  // (a position; null: the page holds all of them). From the targets
+  // (statement-refs.js), that costs what the store's targeted statements
+  // number: a popular verb's page in a store with tens of thousands took
+  // half a second. When the page's rows span few statements (a popular
+  // filter's), those in its span that target a statement are looked at
+  // instead, and their targets checked against the filters.
+  const countSpan = db.prepare('SELECT count(*) FROM (SELECT 1 FROM statements WHERE seq >= ? AND seq <= ? LIMIT ?)').pluck()
+  const refsInSpan = db.prepare('SELECT id, ref FROM statements WHERE seq >= ? AND seq <= ? AND ref IS NOT NULL AND store IS ?')
+  const refsOf = db.prepare('SELECT id, ref FROM statements WHERE seq IN (SELECT value FROM json_each(?)) AND ref IS NOT NULL')
+  async function findReferencingIds (q, { beyond = null, deadline = Infinity } = {}) {
+    const shared = { termId: storeTermReader(termId, q.store), lastSeqAt, defaultFrom: defaultFrom() }
+    const first = beyond === null ? null : statementSeqQuery(q, shared)
+    if (first) {
+      let { low, high } = first.bounds
+      if (q.ascending) high = Number(beyond)
+      else low = Number(beyond)
+      low = low ?? 0
+      high = high ?? Number.MAX_SAFE_INTEGER
+      if (countSpan.get(low, high, SPAN_ROWS + 1) <= SPAN_ROWS) {
+        const found = []
+        let pending = refsInSpan.all(low, high, q.store || null).map((r) => ({ id: blobToId(r.id), target: blobToId(r.ref) }))
+        for (let depth = 0; pending.length && depth < MAX_REFERENCE_DEPTH; depth++) {
+          const targets = [...new Set(pending.map((p) => p.target))]
+          const seqs = seqsOf(targets)
+          const matching = new Set(await findReferencedIds(q, { seqs }))
+          found.push(...pending.filter((p) => matching.has(p.target)).map((p) => p.id))
+          // a target that does not match may target one that does
+          const onwards = new Map(refsOf.all(JSON.stringify(seqs)).map((r) => [blobToId(r.id), blobToId(r.ref)]))
+          pending = pending.filter((p) => !matching.has(p.target) && onwards.has(p.target)).map((p) => ({ id: p.id, target: onwards.get(p.target) }))
+          if (Date.now() > deadline) throw errors.QueryTimeout()
+        }
+        return found
+      }
+    }
+    return referencingThroughTargets({ findReferencedIds, findIdsReferencing }, q, { deadline })
   }
   const postings = { ASC: db.prepare(postingsSql('ASC')).pluck(), DESC: db.prepare(postingsSql('DESC')).pluck() }
   const windowEdge = { ASC: db.prepare(postingsSql('ASC', { offset: true })).pluck(), DESC: db.prepare(postingsSql('DESC', { offset: true })).pluck() }
@@ -184,20 +248,12 @@ function statementsRepository (db, { writer }) {
       return findBodies(ids)
     },
 
-    async findReferencedIds (q, { limit }) {
-      const query = referencedQuery(q, { termId: storeTermReader(termId, q.store), limit })
-      return query ? prepared(query.sql, { pluck: true }).all(query.params).map(blobToId) : []
-    },
-
-    async findIdsReferencing (ids, { limit }) {
-      if (!ids.length) return []
-      return prepared(`SELECT id FROM statements WHERE ref IN (${placeholders(ids.length)}) LIMIT ?`, { pluck: true }).all(...ids.map(idToBlob), limit).map(blobToId)
-    },
+    findReferencedIds,
+    findIdsReferencing,
+    findReferencingIds,
 
     async query (q, { deadline = Infinity } = {}) {
-      const orSeqs = q.orIds.length
-        ? prepared(ID_TABLES.map((table) => `SELECT seq FROM ${table} WHERE id IN (${placeholders(q.orIds.length)})`).join(' UNION '), { pluck: true }).all(ID_TABLES.flatMap(() => q.orIds.map(idToBlob))).sort((a, b) => a - b)
-        : []
+      const orSeqs = seqsOf(q.orIds)
       const inStore = storeTermReader(termId, q.store)
       const shared = { termId: inStore, lastSeqAt, orSeqs, defaultFrom: defaultFrom() }
       const first = statementSeqQuery(q, shared)
