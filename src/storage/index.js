@@ -4,7 +4,8 @@
 // engine the configuration picks. Nothing outside src/storage/ knows an
 // engine. Each engine returns:
 //   statements   storeBatch, insertStored, restamp, findOne, findBodies,
-//                findReferencedIds, findIdsReferencing, query(q, { deadline }), count({ store })
+//                findReferencedIds, findIdsReferencing, findReferencingIds(q, { beyond, deadline })
+//                (statement-refs.js), query(q, { deadline }), count({ store })
 //                (src/storage/statement-query.js), findByAgent, erase, scan,
 //                aggregate({ since, until, authorityKeys, top }): for the whole
 //                hours from since's to until's, { total (all stored),

@@ -18,7 +18,7 @@ async function storedCount (lrs, ids) {
 test('with forwarding off, the write path calls no read of storage, and concurrent requests share writes', async () => {
   const lrs = await startLrs()
   const calls = []
-  for (const name of ['findOne', 'findBodies', 'findReferencedIds', 'findIdsReferencing', 'query']) {
+  for (const name of ['findOne', 'findBodies', 'findReferencedIds', 'findIdsReferencing', 'findReferencingIds', 'query']) {
     const original = lrs.storage.statements[name]
     lrs.storage.statements[name] = (...args) => { calls.push(name); return original(...args) }
   }
