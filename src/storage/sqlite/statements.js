@@ -114,6 +114,9 @@ function statementsRepository (db, { writer }) {
   const refsInSpan = db.prepare('SELECT id, ref FROM statements WHERE seq >= ? AND seq <= ? AND ref IS NOT NULL AND store IS ?')
   const refsOf = db.prepare('SELECT id, ref FROM statements WHERE seq IN (SELECT value FROM json_each(?)) AND ref IS NOT NULL')
   async function findReferencingIds (q, { beyond = null, deadline = Infinity } = {}) {
+    // none of the statements matching the filters is targeted: nothing to
+    // look for (in a store without StatementRefs, at once: a partial index)
+    if (!(await findReferencedIds(q, { limit: 1 })).length) return []
     const shared = { termId: storeTermReader(termId, q.store), lastSeqAt, defaultFrom: defaultFrom() }
     const first = beyond === null ? null : statementSeqQuery(q, shared)
     if (first) {
