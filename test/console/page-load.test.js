@@ -22,7 +22,7 @@ const { authorityFor } = require('../../src/auth/authenticate')
 
 const STATEMENTS = 100000
 const LIMIT_MS = 1000
-const ROUNDS = 3 // each page is loaded this many times; the median is held to LIMIT_MS
+const ROUNDS = 5 // each page is loaded this many times; the median is held to LIMIT_MS (of 3, the first, cold load of /docs, about 1.5 s, put the median of 586–1,196 ms on this VM past the limit once in a CI run)
 const HOUR_MS = 3600000
 const BATCH = 2000
 
