@@ -22,6 +22,12 @@ const { authorityFor } = require('../../src/auth/authenticate')
 
 const STATEMENTS = 100000
 const LIMIT_MS = 1000
+// /docs is Swagger UI drawing the whole OpenAPI document, not a console
+// page: on the 2-core VM its median was 586 to 1,196 ms with the same code
+// (2026-11-29), so 1,000 ms made CI a coin toss. Twice its usual time fails.
+const DOCS_LIMIT_MS = 1500
+const DOCS = 'API docs (/docs)'
+const limitOf = (name) => name === DOCS ? DOCS_LIMIT_MS : LIMIT_MS
 const ROUNDS = 5 // each page is loaded this many times; the median is held to LIMIT_MS (of 3, the first, cold load of /docs, about 1.5 s, put the median of 586–1,196 ms on this VM past the limit once in a CI run)
 const HOUR_MS = 3600000
 const BATCH = 2000
@@ -111,7 +117,7 @@ async function fill (lrs) {
 
 const median = (list) => [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)]
 
-test(`each console page and /docs loads in at most ${LIMIT_MS} ms against ${STATEMENTS.toLocaleString('en')} statements`, {
+test(`each console page loads in at most ${LIMIT_MS} ms and /docs in ${DOCS_LIMIT_MS} ms against ${STATEMENTS.toLocaleString('en')} statements`, {
   skip: ENGINE === 'mongodb' ? 'measured on sqlite only: FerretDB reads every statement for a filtered query or an aggregation, which a 100,000-statement store makes too slow for CI' : browserSkip()
 }, async (t) => {
   const lrs = await startLrs()
@@ -191,7 +197,7 @@ test(`each console page and /docs loads in at most ${LIMIT_MS} ms against ${STAT
     ['Forwarding', nav('#/forwarding'), `${current('h2')}`],
     ['Overview', nav('#/overview'), `${current('svg.chart')} && ${current('section tbody tr')}`]
   ]
-  const times = Object.fromEntries([...loads.map(([name]) => name), 'API docs (/docs)'].map((name) => [name, []]))
+  const times = Object.fromEntries([...loads.map(([name]) => name), DOCS].map((name) => [name, []]))
   const docsPage = await browser.newPage()
   // the first frame drawn with the operations listed (Swagger UI)
   await docsPage.evaluateOnNewDocument(() => {
@@ -218,7 +224,7 @@ test(`each console page and /docs loads in at most ${LIMIT_MS} ms against ${STAT
     await docsPage.bringToFront()
     const started = Date.now()
     await docsPage.goto(lrs.url + '/docs/')
-    times['API docs (/docs)'].push(await sinceStart(docsPage, started))
+    times[DOCS].push(await sinceStart(docsPage, started))
   }
   assert.deepEqual(seen.errors, [])
   assert.deepEqual(await page.evaluate(() => window.__cspViolations), [])
@@ -227,6 +233,6 @@ test(`each console page and /docs loads in at most ${LIMIT_MS} ms against ${STAT
   for (const [name, list] of Object.entries(times)) {
     t.diagnostic(`load ${name}: drawn ${drawn(list).join(', ')} ms (median ${median(drawn(list))} ms); idle ${list.map(([, ms]) => ms).join(', ')} ms`)
   }
-  const slow = Object.entries(times).filter(([, list]) => median(drawn(list)) > LIMIT_MS).map(([name, list]) => `${name} ${drawn(list).join(', ')} ms`)
-  assert.deepEqual(slow, [], `pages slower than ${LIMIT_MS} ms (median of ${ROUNDS})`)
+  const slow = Object.entries(times).filter(([name, list]) => median(drawn(list)) > limitOf(name)).map(([name, list]) => `${name} ${drawn(list).join(', ')} ms (limit ${limitOf(name)})`)
+  assert.deepEqual(slow, [], `pages slower than their limit (median of ${ROUNDS})`)
 })
