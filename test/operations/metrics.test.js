@@ -5,9 +5,14 @@
 
 const test = require('node:test')
 const assert = require('node:assert/strict')
-const { startLrs } = require('../helpers/lrs')
+const { startLrs, freshStore, dropStoreDatabase } = require('../helpers/lrs')
 const { statement } = require('../helpers/statements')
 const { until } = require('../helpers/wait')
+const { gate } = require('../helpers/gate')
+const { loadConfig } = require('../../src/config')
+const { createLogger } = require('../../src/logger')
+const { openStorage } = require('../../src/storage')
+const { createStoreLabels } = require('../../src/metrics/store-labels')
 
 // The value of one sample ("name{labels}" as written, or a bare name), or 0.
 function sample (text, name, labels = '') {
@@ -140,4 +145,31 @@ test('per store: statements stored and requests refused, labelled with the store
   assert.equal(sample(text, 'lrs_store_statements_stored_total', 'store="default"'), 1)
   assert.equal(sample(text, 'lrs_store_refusals_total', 'store="acme",reason="invalid"'), 1)
   assert.equal(sample(text, 'lrs_store_refusals_total', 'store="default",reason="invalid"'), 0)
+})
+
+test('a store made while the labels were being read is labelled with its id, not its number', async (t) => {
+  const env = freshStore()
+  const storage = openStorage(loadConfig({ ...env, LRS_LOG_LEVEL: 'silent' }), createLogger({ logLevel: 'silent' }))
+  t.after(async () => { await storage.close(); await dropStoreDatabase(env) })
+  await storage.ready
+  // the first read (at start) answers only after the store is made, with
+  // what it read before: a worker's start-up read slow on a loaded database
+  const all = storage.stores.all.bind(storage.stores)
+  const slow = gate()
+  let reads = 0
+  storage.stores.all = async () => {
+    const first = ++reads === 1
+    const found = await all()
+    if (first) await slow.wait()
+    return found
+  }
+  const labels = createStoreLabels(storage)
+  await slow.reached
+  assert.equal(await storage.stores.create({ id: 'acme', name: 'Acme' }), 'created')
+  const acme = (await all()).find((s) => s.id === 'acme')
+  const label = labels.labelOf(acme.number)
+  slow.open()
+  assert.equal(await label, 'acme')
+  assert.equal(await labels.labelOf(0), 'default')
+  assert.equal(await labels.labelOf(acme.number + 1000), String(acme.number + 1000), 'a number no store has keeps its number')
 })
