@@ -32,7 +32,9 @@ function asBefore12 (db) {
 // columns (every statement and credential the default store's).
 function storesAsBefore11 (db) {
   asBefore12(db)
-  db.exec('DROP TABLE stores; ALTER TABLE statements DROP COLUMN store; ALTER TABLE credentials DROP COLUMN store')
+  // the targeted statements were indexed by seq alone before stores
+  db.exec(`DROP INDEX statements_referenced_by_store; CREATE INDEX statements_referenced ON statements (seq) WHERE referenced = 1;
+    DROP TABLE stores; ALTER TABLE statements DROP COLUMN store; ALTER TABLE credentials DROP COLUMN store`)
 }
 
 // The store of a stopped LRS as schema 11 left it; returns it open.

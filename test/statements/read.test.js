@@ -139,11 +139,22 @@ test('voiding hides the target from queries and statementId, but voidedStatement
 test('more than a thousand targeted statements: every targeting statement matches the filter with them, down a chain, on every page', {
   skip: ENGINE === 'mongodb' ? 'SQLite only: on FerretDB storing a thousand StatementRefs takes minutes (each sets its target\'s flag by an upsert) and each page of a filtered query reads every statement' : false
 }, async () => {
-  const { xapi, post } = await setup()
+  // A filter of at most 500 statements has its targets found among its own
+  // statements (the agent below), a larger one among every targeted
+  // statement of the store (the verb).
+  const lrs = await startLrs({}, { hooks: { fewPostings: 500 } })
+  const xapi = lrs.client
+  const post = async (body) => {
+    const res = await xapi('/statements', { method: 'POST', body })
+    assert.equal(res.status, 200, res.text)
+    return res.json
+  }
   const verb = `http://example.com/verbs/${crypto.randomUUID()}`
   const other = { id: 'http://example.com/verbs/confirmed' }
+  const learner = { mbox: `mailto:${crypto.randomUUID()}@example.com` }
   const targets = []
-  for (let i = 0; i < 7; i++) targets.push(...await post(Array.from({ length: 143 }, () => statement({ verb: { id: verb } }))))
+  // every hundredth target is the learner's
+  for (let i = 0; i < 7; i++) targets.push(...await post(Array.from({ length: 143 }, (_, k) => statement({ verb: { id: verb }, ...((i * 143 + k) % 100 === 0 ? { actor: learner } : {}) }))))
   const referencing = []
   for (let i = 0; i < targets.length; i += 143) {
     referencing.push(...await post(targets.slice(i, i + 143).map((id) => statement({ verb: other, object: { objectType: 'StatementRef', id } }))))
@@ -171,6 +182,14 @@ test('more than a thousand targeted statements: every targeting statement matche
   const since = (await xapi(`/statements?statementId=${referencing[1000]}`)).json.stored
   const later = await walk(xapi, `/statements?verb=${encodeURIComponent(verb)}&since=${encodeURIComponent(since)}`)
   assert.deepEqual(later.statements.map((s) => s.id).sort(), [chained, again, voiding, voidingRef].sort())
+  // the learner's targets (0, 100, ..., 1000; 500 voided) and what reaches them
+  const learners = targets.filter((id, i) => i % 100 === 0)
+  const reaching = learners.flatMap((id) => [referencing[targets.indexOf(id)]])
+  const learnerExpected = [...learners.filter((id) => id !== targets[500]), ...reaching, chained, voiding]
+  for (const limit of [3, 100]) {
+    const { statements } = await walk(xapi, `/statements?agent=${encodeURIComponent(JSON.stringify(learner))}&limit=${limit}`)
+    assert.deepEqual(statements.map((s) => s.id).sort(), [...learnerExpected].sort(), `the learner's, pages of ${limit}`)
+  }
 })
 
 // FerretDB 1.24 never answered a bulk write of 100 upserts or more, which

@@ -162,6 +162,28 @@ test('a store written by schema 6 opens, is upgraded in place and answers as bef
   fs.rmSync(dataDir, { recursive: true, force: true })
 })
 
+test('a store whose targeted statements are indexed by seq alone gets them indexed by store at its next start, and StatementRefs still match', { skip: ENGINE !== 'sqlite' && 'SQLite files only' }, async () => {
+  const verb = `http://example.com/verbs/${crypto.randomUUID()}`
+  const target = statement({ id: crypto.randomUUID(), verb: { id: verb } })
+  const referencing = statement({ id: crypto.randomUUID(), object: { objectType: 'StatementRef', id: target.id } })
+  const first = await startLrs()
+  assert.equal((await first.client('/statements', { method: 'POST', body: [target, referencing] })).status, 200)
+  const env = { ...first.storeEnv }
+  await first.close({ graceMs: 0 })
+  const before = new Database(databaseFile(env.LRS_DATA_DIR))
+  before.exec('DROP INDEX statements_referenced_by_store; CREATE INDEX statements_referenced ON statements (seq) WHERE referenced = 1')
+  before.close()
+  const lrs = await startLrs(env)
+  const page = (await lrs.client(`/statements?verb=${encodeURIComponent(verb)}`)).json
+  assert.deepEqual(page.statements.map((s) => s.id), [referencing.id, target.id])
+  await lrs.close({ graceMs: 0 })
+  const db = new Database(databaseFile(env.LRS_DATA_DIR), { readonly: true })
+  const indexes = db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND name LIKE 'statements_referenced%'").pluck().all()
+  db.close()
+  assert.deepEqual(indexes, ['statements_referenced_by_store'])
+  fs.rmSync(env.LRS_DATA_DIR, { recursive: true, force: true })
+})
+
 test('a store written by schema 9 is upgraded: its term dictionary moves into levels, every term keeps its id, new terms take the next ids', { skip: ENGINE !== 'sqlite' && 'SQLite files only' }, async () => {
   const first = await startLrs()
   const old = [statement({ id: crypto.randomUUID() }), statement({ id: crypto.randomUUID(), context: { registration: crypto.randomUUID() } })]

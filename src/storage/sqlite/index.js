@@ -28,11 +28,12 @@ const { consoleSessionsRepository } = require('./console-sessions')
 const { storesRepository } = require('./stores')
 
 // `hooks.walLimitBytes`, `hooks.mergeStatements`, `hooks.middleStatements`,
-// `hooks.levelRatio`, `hooks.maxPageCount`, `hooks.resumeFreeBytes`, `hooks.merges`, `hooks.purgeGraceMs`, `hooks.purge`: tests only, a smaller WAL
+// `hooks.levelRatio`, `hooks.maxPageCount`, `hooks.resumeFreeBytes`, `hooks.merges`, `hooks.purgeGraceMs`, `hooks.purge`, `hooks.fewPostings`: tests only, a smaller WAL
 // bound, index merges after fewer statements (writer-loop.js), a file
 // that is full at that many pages (disk-full.js), no merge thread (false),
 // a shorter wait before a deleted store is marked purged, no purge (false)
-// (writer-loop.js).
+// (writer-loop.js), fewer postings for a filter to count as selective
+// (statements.js, findReferencingIds).
 function openSqliteStorage (config, logger, { hooks = {} } = {}) {
   const db = openDatabase(config.dataDir)
   try {
@@ -60,7 +61,7 @@ function openSqliteStorage (config, logger, { hooks = {} } = {}) {
   ready.catch((err) => logger.error({ err }, 'database writer failed to start'))
   const options = { writer: diskFull.writer }
   const repositories = {
-    statements: statementsRepository(db, options),
+    statements: statementsRepository(db, { ...options, fewPostings: hooks.fewPostings }),
     documents: documentsRepository(db, options),
     attachments: attachmentsRepository(db, options),
     credentials: credentialsRepository(db, options),

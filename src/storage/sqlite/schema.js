@@ -123,7 +123,6 @@ CREATE TABLE IF NOT EXISTS statements (
 
 const DDL = `${STATEMENTS_TABLE};
 CREATE INDEX IF NOT EXISTS statements_ref ON statements (ref) WHERE ref IS NOT NULL;
-CREATE INDEX IF NOT EXISTS statements_referenced ON statements (seq) WHERE referenced = 1;
 -- Whether another statement still uses an attachment (agent erasure).
 CREATE INDEX IF NOT EXISTS statements_with_attachments ON statements (seq) WHERE attachments IS NOT NULL;
 
@@ -349,6 +348,10 @@ const AFTER_COLUMNS = `
 CREATE INDEX IF NOT EXISTS documents_store ON documents (store) WHERE store IS NOT NULL;
 CREATE INDEX IF NOT EXISTS documents_agent ON documents (agent) WHERE agent IS NOT NULL;
 CREATE INDEX IF NOT EXISTS statements_stored_ms ON statements (stored_ms, seq) WHERE stored_ms IS NOT NULL;
+-- The targeted statements (StatementRefs, Communication 2.1.3.s3) of each
+-- store: a store beside one with many finds its own (often none) without
+-- walking the other's.
+CREATE INDEX IF NOT EXISTS statements_referenced_by_store ON statements (store, seq) WHERE referenced = 1;
 `
 
 // Version 12: documents know their store. Those of version 11's stores
@@ -433,6 +436,8 @@ function dictionaryWhole (db) {
 }
 
 const tableIn = (db, schema, name) => db.prepare(`SELECT 1 FROM ${schema}.sqlite_master WHERE type = 'table' AND name = ?`).get(name) !== undefined
+const indexIn = (db, name) => db.prepare("SELECT 1 FROM main.sqlite_master WHERE type = 'index' AND name = ?").get(name) !== undefined
+const TARGETED_INDEX = 'statements_referenced_by_store'
 
 // The index file (open.js), when it has not been built: from the index
 // tables of a database file older than version 9, moved (already in key
@@ -493,7 +498,7 @@ function buildIndexFile (db) {
 const SCHEMA_WAIT_MS = 30 * 60000
 
 function makeSchema (db, logger) {
-  if (db.pragma('user_version', { simple: true }) === VERSION && tableIn(db, 'idx', 'index_copy') && dictionaryWhole(db)) return
+  if (db.pragma('user_version', { simple: true }) === VERSION && tableIn(db, 'idx', 'index_copy') && dictionaryWhole(db) && indexIn(db, TARGETED_INDEX)) return
   const busy = db.pragma('busy_timeout', { simple: true })
   const started = Date.now()
   db.pragma(`busy_timeout = ${SCHEMA_WAIT_MS}`)
@@ -557,6 +562,9 @@ function ensureSchema (db) {
   if (version === 1) hashAgentTerms(db)
   if (version > 0 && version < 6) countStatementsByHour(db)
   if (tableIn(db, 'idx', 'index_copy') && !db.prepare("SELECT name FROM pragma_table_info('index_copy', 'idx')").pluck().all().includes('copied_key')) db.exec('ALTER TABLE idx.index_copy ADD COLUMN copied_key BLOB')
+  // the targeted statements by store (an index an older LRS keeps up too,
+  // so no new version; it makes the one by seq alone again, unused)
+  db.exec('DROP INDEX IF EXISTS statements_referenced')
   if (!columns.all('index_recent').includes('generation')) db.exec('ALTER TABLE index_recent ADD COLUMN generation INTEGER NOT NULL DEFAULT 0')
   const built = buildIndexFile(db)
   if (built || (version > 0 && version < 10) || !dictionaryWhole(db)) buildTermDictionary(db)

@@ -172,4 +172,27 @@ function referencedQuery (q, { termId, limit, seqs = null }) {
   return { sql: `SELECT s.id FROM statements s WHERE ${sql.join(' AND ')} LIMIT ?`, params: [...params, limit] }
 }
 
-module.exports = { statementSeqQuery, referencedQuery, placeholders }
+// The postings of each of q's filters, most selective kind first: for
+// each, { sql, params } selecting its statements' seqs up to `limit`
+// (every term table, no order; a row that a merge is moving may come
+// twice); or null when one of its terms was never stored (nothing
+// matches). A statement matching q is among the postings of every one.
+function filterPostingsQueries (q, { termId, limit }) {
+  const filters = []
+  if (q.registration) filters.push(['g:' + q.registration])
+  if (q.agent) filters.push(agentTerms(q.agent, q.relatedAgents))
+  if (q.activity) filters.push(activityTerms(q.activity, q.relatedActivities))
+  if (q.verb) filters.push(['v:' + q.verb])
+  const queries = []
+  for (const terms of filters) {
+    const ids = terms.map(termId).filter((id) => id !== undefined)
+    if (!ids.length) return null
+    queries.push({
+      sql: `${TERM_TABLES.map((table) => `SELECT seq FROM ${table} WHERE term IN (${placeholders(ids.length)})`).join(' UNION ALL ')} LIMIT ?`,
+      params: [...TERM_TABLES.flatMap(() => ids), limit]
+    })
+  }
+  return queries
+}
+
+module.exports = { statementSeqQuery, referencedQuery, filterPostingsQueries, placeholders }
