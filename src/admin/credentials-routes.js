@@ -46,8 +46,9 @@ function credentialsRoutes ({ config, storage }) {
   const repo = storage.credentials
   const directory = storeDirectory(storage)
   const managesStores = (req) => allows(req.credential.scopes, 'stores')
-  // The credentials the caller may see and change: its store's, or all.
-  const visible = (req, credential) => managesStores(req) || (credential.store || 0) === (req.credential.store || 0)
+  // The credentials the caller may see and change: its store's, or (with
+  // stores/admin and no store chosen by X-LRS-Store) every store's.
+  const visible = (req, credential) => (managesStores(req) && !req.credential.storeChosen) || (credential.store || 0) === (req.credential.store || 0)
   async function findVisible (req, key) {
     const found = (await repo.all()).find((c) => c.key === key)
     if (!found || !visible(req, found)) throw errors.NotFound(`no credential "${key}"`)
@@ -104,9 +105,9 @@ function credentialsRoutes ({ config, storage }) {
     errors: [errors.NotFound, errors.CredentialManaged],
     async handler (req, res, { body }) {
       const { key } = req.params
-      assertNotBootstrap(key)
       const { scopes } = body
       await findVisible(req, key)
+      assertNotBootstrap(key)
       if (scopes.includes('stores/admin') && !managesStores(req)) throw errors.Forbidden('only a credential with stores/admin may give stores/admin')
       if (!await repo.setScopes(key, scopes)) throw errors.NotFound(`no credential "${key}"`)
       req.log.info({ audit: 'credential-scopes', key, scopes }, 'credential scopes changed')
@@ -123,8 +124,8 @@ function credentialsRoutes ({ config, storage }) {
     errors: [errors.NotFound, errors.CredentialManaged],
     async handler (req, res) {
       const { key } = req.params
-      assertNotBootstrap(key)
       await findVisible(req, key)
+      assertNotBootstrap(key)
       if (!await repo.remove(key)) throw errors.NotFound(`no credential "${key}"`)
       req.log.info({ audit: 'credential-revoked', key }, 'credential revoked')
       res.status(204).end()

@@ -18,7 +18,9 @@ const { STORE_ID } = require('../stores/store-directory')
 // for the request, as a credential of it with the same scopes would (the
 // console's store switcher). stores/admin may make such a credential
 // anyway, so the header gives it nothing it could not have; any other
-// credential is refused it (403). `storeNamed(id)`: the store, or NotFound.
+// credential is refused it (403). What covers every store (the credentials
+// of all) then covers the chosen one only (`storeChosen`). `storeNamed(id)`:
+// the store, or NotFound.
 const STORE_HEADER = 'x-lrs-store'
 const STORE_ID_PATTERN = new RegExp(STORE_ID)
 
@@ -27,7 +29,7 @@ async function inChosenStore (req, credential, storeNamed) {
   if (id === undefined) return credential
   if (!allows(credential.scopes, 'stores')) throw errors.Forbidden('X-LRS-Store needs the scope stores/admin')
   if (!STORE_ID_PATTERN.test(id)) throw errors.BadRequest('X-LRS-Store is not a store id')
-  return { ...credential, store: (await storeNamed(id)).number }
+  return { ...credential, store: (await storeNamed(id)).number, storeChosen: true }
 }
 
 // The credential a request acts as, from its Authorization header: HTTP

@@ -102,16 +102,21 @@ test('a voiding statement or a StatementRef in one store never touches the state
   assert.deepEqual(await idsOf(acme, `verb=${encodeURIComponent(verb.id)}`), [voiding])
 })
 
-test('a more token made in one store pages through the store of the credential that sends it', async () => {
-  const { acme, home } = await twoStores()
+test('a more token made in one store is refused in another, whoever sends it', async () => {
+  const { lrs, acme, home } = await twoStores()
   const verb = { id: `http://example.com/verbs/${crypto.randomUUID()}` }
   await post(home, Array.from({ length: 5 }, () => statement({ verb })))
-  const acmeIds = await post(acme, Array.from({ length: 3 }, () => statement({ verb })))
+  await post(acme, Array.from({ length: 3 }, () => statement({ verb })))
   const first = await home(`/statements?verb=${encodeURIComponent(verb.id)}&limit=2`)
   assert.ok(first.json.more)
-  const replayed = await acme(first.json.more.replace(/^\/xapi/, ''))
-  if (replayed.status === 200) for (const s of replayed.json.statements) assert.ok(acmeIds.includes(s.id))
-  else assert.equal(replayed.status, 400)
+  const more = first.json.more.replace(/^\/xapi/, '')
+  for (const replayed of [await acme(more), await lrs.client(more, { headers: { 'X-LRS-Store': 'acme' } })]) {
+    assert.equal(replayed.status, 400, replayed.text)
+    assert.match(replayed.json.message, /more is not a valid continuation token/)
+  }
+  // in its own store it goes on
+  assert.equal((await home(more)).json.statements.length, 2)
+  assert.equal((await lrs.client(more)).json.statements.length, 2)
 })
 
 test('documents of one store are not found, listed, overwritten or deleted through another', async () => {
@@ -200,6 +205,11 @@ test('a store\'s admin sees and manages its own store only; stores/admin manages
   const homeKey = (await lrs.http('/admin/credentials')).json.credentials.find((c) => c.store === 'default' && c.key !== ADMIN.user).key
   assert.equal((await acmeAdmin(`/admin/credentials/${homeKey}`, { method: 'DELETE' })).status, 404)
   assert.equal((await acmeAdmin(`/admin/credentials/${homeKey}`, { method: 'PUT', body: { scopes: ['all'] } })).status, 404)
+  // the bootstrap credential is another store's too: 404, as any other
+  // store's (a 409 would tell acme's admin that it exists)
+  assert.equal((await acmeAdmin(`/admin/credentials/${ADMIN.user}`, { method: 'DELETE' })).status, 404)
+  assert.equal((await acmeAdmin(`/admin/credentials/${ADMIN.user}`, { method: 'PUT', body: { scopes: ['all'] } })).status, 404)
+  assert.equal((await lrs.http(`/admin/credentials/${ADMIN.user}`, { method: 'DELETE' })).status, 409)
 
   // metrics cover every store (and name them): not for a store's admin;
   // the default store's admin and stores/admin, acting in acme or not, read them
@@ -444,6 +454,17 @@ test('X-LRS-Store: a stores/admin credential acts in the store it names; no othe
   assert.equal((await lrs.http('/admin/overview', { headers: inAcme })).json.total, 2)
   const exported = await lrs.http('/admin/statements/export', { headers: inAcme })
   assert.equal(exported.text.trim().split('\n').length, 2)
+  // its credentials are acme's (the console's Credentials page with acme
+  // chosen), and another store's cannot be changed there; without the
+  // header, every store's
+  const acmeKeys = (await lrs.http('/admin/credentials', { headers: inAcme })).json.credentials
+  assert.ok(acmeKeys.length > 0 && acmeKeys.every((c) => c.store === 'acme'), JSON.stringify(acmeKeys))
+  const all = (await lrs.http('/admin/credentials')).json.credentials
+  assert.deepEqual([...new Set(all.map((c) => c.store))].sort(), ['acme', 'default'])
+  const homeKey = all.find((c) => c.store === 'default' && c.key !== ADMIN.user).key
+  assert.equal((await lrs.http(`/admin/credentials/${homeKey}`, { method: 'DELETE', headers: inAcme })).status, 404)
+  assert.equal((await lrs.http(`/admin/credentials/${homeKey}`, { method: 'PUT', body: { scopes: ['all'] }, headers: inAcme })).status, 404)
+  assert.ok((await lrs.http('/admin/credentials')).json.credentials.some((c) => c.key === homeKey), 'still there')
   // refused: another store's credential without stores/admin, an unknown store, a malformed id
   assert.equal((await acme('/statements', { headers: { 'X-LRS-Store': 'default' } })).status, 403)
   assert.equal((await acmeAdmin('/admin/credentials', { headers: { 'X-LRS-Store': 'default' } })).status, 403)

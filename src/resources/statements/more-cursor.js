@@ -56,7 +56,10 @@ const PAYLOAD = {
     },
     f: { enum: ['exact', 'ids', 'canonical'] },
     a: { type: 'boolean' },
-    t: { type: 'integer', minimum: 0 }
+    t: { type: 'integer', minimum: 0 },
+    // the store (its number) the walk is in; absent in tokens made before
+    // stores were written in them: the default store's
+    st: { type: 'integer', minimum: 0 }
   }
 }
 const ajv = new Ajv({ strict: true })
@@ -113,20 +116,23 @@ function createMoreCursor (loadKey) {
     }
   }
 
-  async function encode (basePath, { query, next, format, attachments, consistentThrough }) {
+  async function encode (basePath, { query, next, format, attachments, consistentThrough, store = 0 }) {
     await ready()
-    const payload = { v: VERSION, q: portable(query), c: { s: next.stored.getTime(), p: next.position }, f: format, a: attachments, t: consistentThrough.getTime() }
+    const payload = { v: VERSION, q: portable(query), c: { s: next.stored.getTime(), p: next.position }, f: format, a: attachments, t: consistentThrough.getTime(), st: store }
     return `${basePath}?more=${seal(Buffer.from(JSON.stringify(payload)))}`
   }
 
-  async function decode (token, { maxLimit }) {
+  // `store`: the store of the request; a token made in another is refused
+  // like a forged one (it would only walk this store with that query, but
+  // a token is one walk, in one store).
+  async function decode (token, { maxLimit, store = 0 }) {
     await ready()
     const invalid = () => errors.InvalidParameter('more is not a valid continuation token (use the more URL exactly as it was returned)')
     const plain = typeof token === 'string' && token.length <= 16384 ? open(token) : null
     if (!plain) throw invalid()
     let p
     try { p = JSON.parse(plain.toString('utf8')) } catch { throw invalid() }
-    if (!validPayload(p)) throw invalid()
+    if (!validPayload(p) || (p.st || 0) !== store) throw invalid()
     const query = { ...p.q, since: dateOf(p.q.since), until: dateOf(p.q.until), limit: Math.min(p.q.limit, maxLimit) }
     return { query, after: { stored: new Date(p.c.s), position: p.c.p }, format: p.f, attachments: p.a, consistentThrough: new Date(p.t) }
   }

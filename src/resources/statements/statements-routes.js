@@ -143,7 +143,7 @@ function statementsRoutes ({ config, validator, statementWriter, statementReader
       res.locals.statementCount = page.rows.length
       if (page.rows.length) res.setHeader('Last-Modified', lastModified(page.rows.map((r) => r.stored)))
       const moreUrl = page.next
-        ? await moreCursor.encode(req.baseUrl + '/statements', { query: parsed.query, next: page.next, format: parsed.format, attachments: parsed.attachments, consistentThrough })
+        ? await moreCursor.encode(req.baseUrl + '/statements', { query: parsed.query, next: page.next, format: parsed.format, attachments: parsed.attachments, consistentThrough, store: req.credential.store || 0 })
         : ''
       const pieces = ['{"statements":[']
       renderStatements(page.rows, { format: parsed.format, acceptLanguage }).forEach((text, i) => pieces.push(i ? ',' + text : text))
@@ -157,7 +157,7 @@ function statementsRoutes ({ config, validator, statementWriter, statementReader
   async function parseGet (req, { more, ...params }) {
     const options = { xapiVersion: req.xapiVersion, maxLimit: config.statementsMaxLimit }
     if (more === undefined) return parseGetQuery(params, options)
-    const continued = await moreCursor.decode(more, { maxLimit: config.statementsMaxLimit })
+    const continued = await moreCursor.decode(more, { maxLimit: config.statementsMaxLimit, store: req.credential.store || 0 })
     if (Object.keys(params).length) {
       const original = parseGetQuery(params, options)
       if (original.single || !moreCursor.sameRequest(original, continued)) {
