@@ -353,40 +353,111 @@ test('the console in a browser', { skip: browserSkip() }, async (t) => {
   })
 })
 
-test('the store switcher: a stores/admin credential picks the store every page shows; any other sees its own', { skip: browserSkip() }, async (t) => {
+test('the store switcher: a stores/admin credential picks the store every page shows, the address keeps it; any other sees its own', { skip: browserSkip() }, async (t) => {
   const browser = await launchBrowser()
   t.after(() => browser.close())
   const lrs = await startLrs()
+  // a name that would read as another store's id: a right-to-left override
+  const spoof = 'Evil \u202e(acme) '
   assert.equal((await lrs.http('/admin/stores', { method: 'POST', body: { id: 'acme', name: 'ACME Corp' } })).status, 201)
+  assert.equal((await lrs.http('/admin/stores', { method: 'POST', body: { id: 'evil', name: spoof + 'x'.repeat(150) } })).status, 201)
   const made = await lrs.http('/admin/credentials', { method: 'POST', body: { scopes: ['all', 'admin'], store: 'acme' } })
+  const homeKey = (await lrs.http('/admin/credentials', { method: 'POST', body: { scopes: ['statements/write'] } })).json.key
   const verb = (word) => ({ id: `http://example.com/verbs/${word}`, display: { 'en-US': word } })
-  assert.equal((await lrs.client('/statements', { method: 'POST', auth: [made.json.key, made.json.secret], body: statement({ verb: verb('acme-only') }) })).status, 200)
+  const [acmeId] = (await lrs.client('/statements', { method: 'POST', auth: [made.json.key, made.json.secret], body: statement({ verb: verb('acme-only') }) })).json
   assert.equal((await lrs.client('/statements', { method: 'POST', body: statement({ verb: verb('home-only') }) })).status, 200)
 
   const { page, seen } = await watchedPage(browser)
   const table = () => page.$eval('tbody', (e) => e.textContent)
+  const hash = () => page.evaluate(() => window.location.hash)
   await page.goto(lrs.url + '/console/#/statements')
   await submitSignIn(page, ADMIN.user, ADMIN.password)
   await page.waitForSelector('#store-choice:not([hidden])')
-  assert.deepEqual(await page.$$eval('#store option', (os) => os.map((o) => [o.value, o.textContent])), [['', 'its own store'], ['default', 'Default store (default)'], ['acme', 'ACME Corp (acme)']])
+  const options = await page.$$eval('#store option', (os) => os.map((o) => [o.value, o.textContent]))
+  assert.deepEqual(options.slice(0, 3), [['', 'its own store'], ['default', '\u2068Default store\u2069 (default)'], ['acme', '\u2068ACME Corp\u2069 (acme)']])
+  assert.equal(options[3][1], `\u2068${spoof}${'x'.repeat(150)}\u2069 (evil)`, 'a name is isolated: its override ends before the id')
   await page.waitForFunction(() => document.querySelector('tbody')?.textContent.includes('home-only'))
   assert.ok(!(await table()).includes('acme-only'))
 
   await page.select('#store', 'acme')
   await page.waitForFunction(() => document.querySelector('tbody')?.textContent.includes('acme-only'))
   assert.ok(!(await table()).includes('home-only'), 'the statements page shows the chosen store only')
+  assert.equal(await hash(), '#/statements?store=acme')
+  // a search keeps the store, and the link to share names it
+  await fill(page, 'form.filters input[name=verb]', 'http://example.com/verbs/acme-only')
+  await page.click('form.filters button[type=submit]')
+  await page.waitForFunction(() => window.location.hash.includes('verb='))
+  await page.waitForFunction(() => document.querySelector('#share-link')?.getAttribute('href').includes('verb='))
+  const shared = await page.$eval('#share-link', (a) => a.href)
+  assert.match(shared, /store=acme/)
+  assert.equal(await page.$eval('#store', (s) => s.value), 'acme')
+  // its credentials are acme's only
   await page.click('#nav a[href="#/credentials"]')
   await page.waitForSelector(`tr[data-key="${made.json.key}"]`)
+  assert.match(await hash(), /store=acme/)
+  const keys = await page.$$eval('#credential-list tr[data-key]', (trs) => trs.map((tr) => tr.dataset.key))
+  assert.deepEqual(keys, [made.json.key], 'no other store\'s credential is listed (or revocable) with acme chosen')
+  const offered = await page.$$eval('#create-credential input[name=scope]', (is) => is.map((i) => i.value))
+  assert.ok(offered.includes('stores/admin') && !offered.includes('metrics'), 'metrics is the default store\'s only: ' + offered)
   assert.deepEqual(await accessibilityProblems(page), [])
+  // Back: the store of before
+  await page.goBack()
+  await page.waitForFunction(() => window.location.hash.includes('verb='))
+  await page.goto(lrs.url + '/console/#/statements?store=default')
+  await page.waitForFunction(() => document.querySelector('tbody')?.textContent.includes('home-only'))
+  assert.equal(await page.$eval('#store', (s) => s.value), 'default')
+  // every store's credentials, each with its store, with none chosen
+  await page.select('#store', '')
+  await page.click('#nav a[href="#/credentials"]')
+  await page.waitForSelector(`tr[data-key="${homeKey}"]`)
+  assert.ok(await page.$(`tr[data-key="${made.json.key}"]`))
+  assert.ok((await page.$$eval('#credential-list th', (ths) => ths.map((th) => th.textContent))).includes('Store'))
+  // an acme statement id looked up in the default store
+  await page.goto(lrs.url + `/console/#/statements?store=default&statementId=${acmeId}`)
+  await page.waitForFunction(() => document.querySelector('section.detail')?.textContent.includes('in this store'))
+  assert.equal(await textOf(page, 'section.detail'), `No statement ${acmeId} in this store.`)
+  // a store this LRS does not have
+  await page.goto(lrs.url + '/console/#/overview?store=nowhere')
+  await page.waitForFunction(() => document.querySelector('main h1')?.textContent === 'No such store')
+  // on a phone: the long name does not push the page sideways
+  await page.setViewport({ width: 375, height: 700 })
+  await page.goto(lrs.url + '/console/#/statements?store=evil')
+  await page.waitForFunction(() => document.querySelector('main h1')?.textContent === 'Statements')
+  assert.equal(await overflowWidth(page), 0, 'nothing wider than the window')
+  await page.setViewport({ width: 1280, height: 800 })
 
-  // a store's own admin: no switcher, its own store
+  // the shared link, opened in a fresh page (signed in again): acme's
+  const fresh = await watchedPage(browser)
+  await fresh.page.goto(shared)
+  await submitSignIn(fresh.page, ADMIN.user, ADMIN.password)
+  await fresh.page.waitForFunction(() => document.querySelector('tbody')?.textContent.includes('acme-only'))
+  assert.equal(await fresh.page.$eval('#store', (s) => s.value), 'acme')
+  assert.deepEqual(fresh.seen.errors, [])
+  await fresh.page.close()
+  await page.bringToFront()
+
+  // signing out leaves no store's name in the page
   await page.click('#sign-out')
+  assert.equal(await page.$$eval('#store option', (os) => os.length), 0)
+  // a store's own admin: no switcher, its own store
   await submitSignIn(page, made.json.key, made.json.secret)
   await page.waitForSelector('#nav:not([hidden])')
   await page.click('#nav a[href="#/statements"]')
   await page.waitForFunction(() => document.querySelector('tbody')?.textContent.includes('acme-only'))
+  assert.match(await hash(), /store=acme/, 'its links name its store')
   assert.equal(await page.$eval('#store-choice', (e) => e.hidden), true)
   assert.equal(await page.$eval('#nav-stores', (e) => e.hidden), true, 'no Stores page without stores/admin')
+  await page.click('#nav a[href="#/credentials"]')
+  await page.waitForSelector('#create-credential')
+  const its = await page.$$eval('#create-credential input[name=scope]', (is) => is.map((i) => i.value))
+  assert.ok(!its.includes('stores/admin') && !its.includes('metrics'), 'it offers no scope it cannot give or use: ' + its)
+  // typed addresses: the Stores page, another store
+  await page.goto(lrs.url + '/console/#/stores')
+  await page.waitForFunction(() => document.querySelector('main .error')?.textContent.includes('stores/admin'))
+  assert.equal(await page.$('#create-store'), null, 'no form to create a store')
+  await page.goto(lrs.url + '/console/#/statements?store=default')
+  await page.waitForFunction(() => document.querySelector('main h1')?.textContent === 'Another store')
+  assert.equal(await page.$('tbody'), null, 'nothing of another store, nor its own under another\'s name')
   assert.deepEqual(seen.errors, [])
 })
 
@@ -445,7 +516,7 @@ test('the Stores page: a stores/admin credential lists, creates, renames, sets r
     await page.waitForFunction(() => document.querySelector('tr[data-store="beta"] td:nth-child(2)')?.textContent === 'Beta Ltd')
     assert.equal((await cells('beta'))[6], 'for good')
     assert.equal((await lrs.http('/admin/stores/beta')).json.retentionDays, null)
-    await page.waitForFunction(() => [...document.querySelectorAll('#store option')].some((o) => o.textContent === 'Beta Ltd (beta)'))
+    await page.waitForFunction(() => [...document.querySelectorAll('#store option')].some((o) => o.textContent === '\u2068Beta Ltd\u2069 (beta)'))
 
     await page.click('[data-edit="beta"]')
     await page.waitForSelector('#store-upstreams')

@@ -16,6 +16,10 @@ let session = null // { key, token } or, signed in with single sign-on, { key, c
 // The store chosen in the header (X-LRS-Store, for a credential with
 // stores/admin); null: the credential's own.
 let store = null
+// Whether the credential may choose a store (stores/admin), and its own
+// store's id where the console could tell (null: not known).
+let storesAdmin = false
+let ownStore = null
 let signedOut = () => {}
 
 export async function signIn (key, secret) {
@@ -32,7 +36,7 @@ export async function signIn (key, secret) {
 }
 // A single sign-on session of this browser (GET /console/sso said so).
 export function useSsoSession (name, csrf) { session = { key: name, csrf } }
-export function signOut () { session = null; store = null }
+export function signOut () { session = null; store = null; storesAdmin = false; ownStore = null }
 export function signedInWithSso () { return Boolean(session && session.csrf) }
 // Ends the single sign-on session here; the issuer's end-session URL, or null.
 export async function endSsoSession () {
@@ -43,6 +47,11 @@ export async function endSsoSession () {
   return (res.ok && json && json.endSessionUrl) || null
 }
 export function chooseStore (id) { store = id || null }
+export function chosenStore () { return store }
+export function knowStores ({ manages = storesAdmin, own = ownStore } = {}) { storesAdmin = manages; ownStore = own }
+export function managesStores () { return storesAdmin }
+// The id of the store the pages show, or null when not known.
+export function pageStore () { return store || ownStore }
 export function signedInKey () { return session && session.key }
 export function whenSignedOut (fn) { signedOut = fn }
 

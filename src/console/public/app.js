@@ -1,8 +1,10 @@
 // The console's shell: sign-in, navigation and the hash routes
 // (#/statements?verb=… is a link to share). Each page is a module with
-// render(main, params).
+// render(main, params). The chosen store is in the address too
+// (#/statements?store=acme&verb=…): a link opens in the store it was made
+// in, and Back goes back to the store of before.
 
-import { api, signIn, signOut, signedInKey, chooseStore, whenSignedOut, useSsoSession, signedInWithSso, endSsoSession, ApiError } from './api.js'
+import { api, signIn, signOut, signedInKey, chooseStore, chosenStore, knowStores, managesStores, pageStore, whenSignedOut, useSsoSession, signedInWithSso, endSsoSession, ApiError } from './api.js'
 import { show, el } from './dom.js'
 
 const PAGES = {
@@ -24,6 +26,38 @@ function route () {
   return { name: PAGES[name] ? name : HOME, params: new URLSearchParams(query) }
 }
 
+// The store the address names, chosen if it is not; an address without
+// one (a page's own link, the navigation) stays in the chosen store and
+// gets its id. False when the address names a store the page cannot show.
+function followStore (view, name, params) {
+  const named = params.get('store')
+  if (!managesStores()) {
+    const own = pageStore() // its own store, where known
+    if (named === null && own) {
+      params.set('store', own)
+      window.history.replaceState(null, '', '#/' + name + '?' + params)
+    }
+    if (named === null || named === own) return true
+    show(view, el('h1', {}, 'Another store'), el('p', { class: 'error', role: 'alert' }, 'This address is for the store ', el('code', {}, named),
+      ': this credential works in its own store only. ', el('a', { href: '#/' + name }, 'Show this page for its own store'), '.'))
+    return false
+  }
+  const select = document.getElementById('store')
+  if (named !== null && named !== (chosenStore() || '')) {
+    if (![...select.options].some((o) => o.value === named)) {
+      show(view, el('h1', {}, 'No such store'), el('p', { class: 'error', role: 'alert' }, 'This address is for the store ', el('code', {}, named), ', which this LRS does not have (any more).'))
+      return false
+    }
+    select.value = named
+    chooseStore(named)
+  }
+  if (chosenStore() && named === null) {
+    params.set('store', chosenStore())
+    window.history.replaceState(null, '', '#/' + name + '?' + params)
+  }
+  return true
+}
+
 async function render () {
   if (!signedInKey()) return
   const { name, params } = route()
@@ -36,6 +70,11 @@ async function render () {
   // never over the page chosen after it.
   const view = el('div', { class: 'page' })
   show(main, view)
+  if (!followStore(view, name, params)) return
+  if (name === 'stores' && !managesStores()) {
+    show(view, el('h1', {}, 'Stores'), el('p', { class: 'error', role: 'alert' }, 'The Stores page needs a credential with the scope ', el('code', {}, 'stores/admin'), '.'))
+    return
+  }
   try {
     const page = await PAGES[name]()
     await page.render(view, params)
@@ -58,8 +97,9 @@ signInForm.addEventListener('submit', async (event) => {
       : err.message
     return
   }
+  let credentials
   try {
-    await api('/admin/credentials') // any /admin request checks the admin scope
+    credentials = await api('/admin/credentials') // any /admin request checks the admin scope
   } catch (err) {
     signOut()
     message.textContent = err instanceof ApiError && err.status === 403
@@ -68,6 +108,8 @@ signInForm.addEventListener('submit', async (event) => {
     return
   }
   signInForm.reset()
+  const own = credentials.credentials.find((c) => c.key === key)
+  knowStores({ own: own ? own.store : null })
   await showSignedIn(key)
 })
 
@@ -92,6 +134,7 @@ async function offerStores ({ keep = false } = {}) {
     choice.hidden = true
     storesLink.hidden = true
     chooseStore(null)
+    knowStores({ manages: false })
   }
   let list
   try {
@@ -99,7 +142,10 @@ async function offerStores ({ keep = false } = {}) {
   } catch {
     return // no stores/admin: its own store
   }
-  const options = [el('option', { value: '' }, 'its own store'), ...list.stores.map((s) => el('option', { value: s.id }, `${s.name} (${s.id})`))]
+  knowStores({ manages: true })
+  // A name is anyone's text: isolated (FSI ... PDI), so that its
+  // right-to-left marks cannot make the id after it read as another.
+  const options = [el('option', { value: '' }, 'its own store'), ...list.stores.map((s) => el('option', { value: s.id }, `\u2068${s.name}\u2069 (${s.id})`))]
   select.replaceChildren(...options)
   const still = list.stores.some((s) => s.id === chosen)
   select.value = still ? chosen : ''
@@ -110,15 +156,20 @@ async function offerStores ({ keep = false } = {}) {
 
 window.addEventListener('stores-changed', () => offerStores({ keep: true }))
 
+// Another store: the same page, without the last store's filters or
+// statement (they were that store's).
 document.getElementById('store').addEventListener('change', (event) => {
   chooseStore(event.target.value)
-  render()
+  const hash = '#/' + route().name + (event.target.value ? '?store=' + encodeURIComponent(event.target.value) : '')
+  if (window.location.hash === hash) render()
+  else window.location.hash = hash // renders
 })
 
 function showSignIn () {
   document.getElementById('nav').hidden = true
   document.getElementById('who').hidden = true
   document.getElementById('store-choice').hidden = true
+  document.getElementById('store').replaceChildren() // the stores' names are not the next one's to read
   document.getElementById('nav-stores').hidden = true
   show(main, ...signInPage)
 }

@@ -73,3 +73,17 @@ export function typedConfirmation (expected, label, buttonText, { name = 'confir
 export function bytes (n) {
   return n >= 1048576 ? `${(n / 1048576).toFixed(1)} MiB` : n >= 1024 ? `${(n / 1024).toFixed(1)} KiB` : `${n} B`
 }
+
+// Text from a statement as a cell shows it: at most `max` characters (the
+// whole is in the statement's JSON), in a <bdi>, so that a right-to-left
+// override in a name cannot reorder what the page puts after it.
+export function clip (text, max = 300) {
+  const s = String(text)
+  return el('bdi', {}, s.length > max ? s.slice(0, max) + '…' : s)
+}
+
+// JSON as text with the direction marks escaped (the same JSON): a
+// right-to-left override in a string cannot reorder the lines shown.
+export function jsonText (value) {
+  return JSON.stringify(value, null, 2).replace(/[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, (c) => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0'))
+}

@@ -3,7 +3,7 @@
 // through /admin/credentials; the bootstrap credential (LRS_ADMIN_USER) is
 // managed by the configuration and the API refuses changes to it.
 
-import { api } from '../api.js'
+import { api, managesStores, pageStore } from '../api.js'
 import { el, show, field, table, errorText } from '../dom.js'
 
 // The scopes a credential may have, as the API's own description lists them.
@@ -67,7 +67,14 @@ function secretOnce ({ key, secret }) {
     el('p', {}, secretText, ' ', copy, status))
 }
 
-function row (c, all, reload) {
+// The scopes this page offers: stores/admin only to a credential that may
+// give it, metrics only in the default store (GET /metrics covers every
+// store: a credential of another store is refused it).
+function offered (all) {
+  return all.filter((s) => (s !== 'stores/admin' || managesStores()) && (s !== 'metrics' || [null, 'default'].includes(pageStore())))
+}
+
+function row (c, all, reload, { storeColumn }) {
   const actions = el('td', {})
   const scopes = el('td', {}, c.scopes.join(', '))
   const revoke = el('button', { type: 'button', class: 'danger', 'data-revoke': c.key }, 'Revoke')
@@ -87,7 +94,8 @@ function row (c, all, reload) {
     }
   })
   edit.addEventListener('click', () => {
-    const form = el('form', { 'aria-label': 'Scopes of ' + c.key }, scopeBoxes(all, c.scopes, 'Scopes of ' + c.key), el('button', { type: 'submit' }, 'Save'))
+    const boxes = all.filter((s) => offered(all).includes(s) || c.scopes.includes(s))
+    const form = el('form', { 'aria-label': 'Scopes of ' + c.key }, scopeBoxes(boxes, c.scopes, 'Scopes of ' + c.key), el('button', { type: 'submit' }, 'Save'))
     form.addEventListener('submit', async (event) => {
       event.preventDefault()
       try {
@@ -101,7 +109,7 @@ function row (c, all, reload) {
   })
   if (c.bootstrap) actions.append('managed by the configuration')
   else actions.append(edit, ' ', revoke)
-  return el('tr', { 'data-key': c.key }, el('td', {}, el('code', {}, c.key)), scopes, el('td', {}, c.createdAt || ''), el('td', {}, c.lastUsedAt || 'never'), actions)
+  return el('tr', { 'data-key': c.key }, el('td', {}, el('code', {}, c.key)), storeColumn ? el('td', {}, el('code', {}, c.store)) : null, scopes, el('td', {}, c.createdAt || ''), el('td', {}, c.lastUsedAt || 'never'), actions)
 }
 
 export async function render (main) {
@@ -110,11 +118,14 @@ export async function render (main) {
   async function reload () {
     try {
       const { credentials } = await api('/admin/credentials')
-      show(list, table(['Key', 'Scopes', 'Created', 'Last used', ''], credentials.map((c) => row(c, all, reload)), `${credentials.length} credentials`))
+      // every store's (stores/admin, no store chosen): which is whose
+      const storeColumn = new Set(credentials.map((c) => c.store)).size > 1
+      const headings = ['Key', storeColumn ? 'Store' : null, 'Scopes', 'Created', 'Last used', ''].filter((h) => h !== null)
+      show(list, table(headings, credentials.map((c) => row(c, all, reload, { storeColumn })), `${credentials.length} credentials`))
     } catch (err) {
       show(list, errorText(err))
     }
   }
-  show(main, el('h1', {}, 'Credentials'), createForm(all, reload), list)
+  show(main, el('h1', {}, 'Credentials'), createForm(offered(all), reload), list)
   await reload()
 }

@@ -8,7 +8,7 @@
 // console's own filter.
 
 import { api } from '../api.js'
-import { el, show, table, errorText } from '../dom.js'
+import { el, show, table, errorText, clip } from '../dom.js'
 import { languageText } from '../language.js'
 
 const SVG = 'http://www.w3.org/2000/svg'
@@ -51,8 +51,8 @@ const stat = (name, value) => el('div', {}, el('dt', {}, name), el('dd', {}, val
 // statement gave it a display.
 function verbCell (v) {
   const name = languageText(v.display).trim()
-  const link = el('a', { href: '#/statements?verb=' + encodeURIComponent(v.verb) }, name || v.verb)
-  return el('td', { class: 'iri' }, link, name ? el('span', { class: 'verb-iri' }, v.verb) : null)
+  const link = el('a', { href: '#/statements?verb=' + encodeURIComponent(v.verb) }, clip(name || v.verb))
+  return el('td', { class: 'iri' }, link, name ? el('span', { class: 'verb-iri' }, clip(v.verb)) : null)
 }
 
 export async function render (main) {
@@ -88,7 +88,7 @@ export async function render (main) {
       el('section', {}, el('h2', {}, 'Top activities'),
         overview.activities.length
           ? table(['Activity', 'Statements'], overview.activities.map((a) => el('tr', {},
-            el('td', { class: 'iri' }, el('a', { href: '#/statements?activity=' + encodeURIComponent(a.activity) }, a.activity)), el('td', {}, a.count.toLocaleString('en')))), 'Object activities, last 24 hours')
+            el('td', { class: 'iri' }, el('a', { href: '#/statements?activity=' + encodeURIComponent(a.activity) }, clip(a.activity))), el('td', {}, a.count.toLocaleString('en')))), 'Object activities, last 24 hours')
           : el('p', {}, 'None in the last 24 hours.'))),
     el('h2', {}, 'Statements per credential'),
     overview.credentials.length

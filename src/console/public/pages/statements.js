@@ -4,7 +4,7 @@
 // to share. Everything from a statement is shown as text.
 
 import { api, signedInKey } from '../api.js'
-import { el, show, field, table, errorText, formValues } from '../dom.js'
+import { el, show, field, table, errorText, formValues, clip, jsonText } from '../dom.js'
 import { agentParam } from '../agent.js'
 import { languageText as text } from '../language.js'
 
@@ -100,7 +100,12 @@ async function openStatement (detail, id) {
       statement = await api('/xapi/statements', { query: { statementId: id, attachments: 'false' } })
     } catch (err) {
       if (err.status !== 404) throw err
-      statement = await api('/xapi/statements', { query: { voidedStatementId: id } })
+      try {
+        statement = await api('/xapi/statements', { query: { voidedStatementId: id } })
+      } catch (err) {
+        if (err.status !== 404) throw err
+        return show(detail, el('p', { class: 'error', role: 'alert' }, 'No statement ', el('code', {}, id), ' in this store.'))
+      }
       voided = true
     }
     renderStatement(detail, statement, { voided })
@@ -121,16 +126,16 @@ function renderStatement (detail, s, { voided }) {
       ? el('ul', {}, attachments.map((a) => el('li', {}, `${text(a.display) || a.usageType}: ${a.contentType}, ${a.length} bytes, sha2 ${a.sha2}`)))
       : el('p', {}, 'None.'),
     el('h3', {}, 'JSON'),
-    el('pre', { class: 'json', tabindex: '0', 'aria-label': 'Statement JSON' }, JSON.stringify(s, null, 2)))
+    el('pre', { class: 'json', tabindex: '0', 'aria-label': 'Statement JSON' }, jsonText(s)))
   detail.scrollIntoView({ block: 'nearest' })
 }
 
 function rows (statements, detail) {
   return statements.map((s) => el('tr', { class: s.verb && s.verb.id === VOIDED ? 'voiding' : null },
     el('td', {}, s.stored),
-    el('td', {}, actorText(s.actor)),
-    el('td', { class: 'verb' }, text(s.verb && s.verb.display) || (s.verb && s.verb.id)),
-    el('td', {}, objectText(s.object)),
+    el('td', {}, clip(actorText(s.actor))),
+    el('td', { class: 'verb' }, clip(text(s.verb && s.verb.display) || (s.verb && s.verb.id))),
+    el('td', {}, clip(objectText(s.object))),
     el('td', {}, el('button', { type: 'button', class: 'open', 'data-id': s.id, onclick: () => openStatement(detail, s.id) }, 'Open'))))
 }
 
