@@ -364,7 +364,7 @@ test('the store switcher: a stores/admin credential picks the store every page s
   const made = await lrs.http('/admin/credentials', { method: 'POST', body: { scopes: ['all', 'admin'], store: 'acme' } })
   const homeKey = (await lrs.http('/admin/credentials', { method: 'POST', body: { scopes: ['statements/write'] } })).json.key
   const verb = (word) => ({ id: `http://example.com/verbs/${word}`, display: { 'en-US': word } })
-  const [acmeId] = (await lrs.client('/statements', { method: 'POST', auth: [made.json.key, made.json.secret], body: statement({ verb: verb('acme-only') }) })).json
+  const [acmeId] = (await lrs.client('/statements', { method: 'POST', auth: [made.json.key, made.json.secret], body: statement({ verb: verb('acme-only'), result: { response: 'left \u202eright' } }) })).json
   assert.equal((await lrs.client('/statements', { method: 'POST', body: statement({ verb: verb('home-only') }) })).status, 200)
 
   const { page, seen } = await watchedPage(browser)
@@ -416,6 +416,12 @@ test('the store switcher: a stores/admin credential picks the store every page s
   await page.goto(lrs.url + `/console/#/statements?store=default&statementId=${acmeId}`)
   await page.waitForFunction(() => document.querySelector('section.detail')?.textContent.includes('in this store'))
   assert.equal(await textOf(page, 'section.detail'), `No statement ${acmeId} in this store.`)
+  // in its store: its JSON, a right-to-left override in it written as an escape (the same JSON)
+  await page.goto(lrs.url + `/console/#/statements?store=acme&statementId=${acmeId}`)
+  await page.waitForSelector('pre.json')
+  const json = await textOf(page, 'pre.json')
+  assert.ok(json.includes('"response": "left \\u202eright"') && !json.includes('\u202e'), json)
+  assert.equal(JSON.parse(json).result.response, 'left \u202eright')
   // a store this LRS does not have
   await page.goto(lrs.url + '/console/#/overview?store=nowhere')
   await page.waitForFunction(() => document.querySelector('main h1')?.textContent === 'No such store')
