@@ -24,6 +24,10 @@ const STATEMENT_INDEXES = [
   { key: { relActivities: 1, voided: 1, stored: -1, _id: -1 }, name: 'related_activity_stored' },
   { key: { authorityKey: 1, voided: 1, stored: -1, _id: -1 }, name: 'authority_stored' },
   { key: { ref: 1 }, name: 'ref', sparse: true },
+  // the targeted statements of a store (StatementRefs, Communication
+  // 2.1.3.s3: statement-refs.js): a popular filter's few targeted
+  // statements without fetching every statement of the filter
+  { key: { store: 1, referenced: 1 }, name: 'store_referenced', partialFilterExpression: { referenced: true } },
   // whether a statement still uses an attachment (agent erasure)
   { key: { attachments: 1 }, name: 'attachments', sparse: true }
 ]
