@@ -72,7 +72,8 @@ async function fill (client, { activityId, agent, actor, content }) {
 }
 
 test('a deleted store is gone at once and purged after; the other stores keep all of theirs, and the id can be used again', async () => {
-  const lrs = await startLrs({}, PURGE_NOW)
+  const logLines = []
+  const lrs = await startLrs({ LRS_LOG_LEVEL: 'info' }, { ...PURGE_NOW, logLines })
   const acme = await storeWithCredential(lrs, 'acme')
   const keep = await storeWithCredential(lrs, 'keep')
   const actor = { mbox: `mailto:${crypto.randomUUID()}@example.com` }
@@ -103,6 +104,13 @@ test('a deleted store is gone at once and purged after; the other stores keep al
   assert.ok(!(await lrs.http('/admin/stores')).json.stores.some((s) => s.id === 'acme'))
   // purged, then no longer listed as being deleted
   assert.ok(await until(async () => (await lrs.http('/admin/stores')).json.deleting.length === 0), 'the purge ends')
+  // the log says what went, in counts, and how long since the deletion
+  const purged = await until(() => logLines.some((l) => l.msg === 'deleted store purged'))
+  assert.ok(purged, 'a log line for the purge')
+  const line = logLines.find((l) => l.msg === 'deleted store purged')
+  assert.equal(line.store, 'acme')
+  assert.equal(line.statements, 6)
+  assert.ok(Number.isInteger(line.sinceDeletionMs) && line.sinceDeletionMs >= line.ms, JSON.stringify(line))
 
   assert.deepEqual(await leftovers(lrs, ACME), { statements: 0, documents: 0, attachments: 0 })
 

@@ -61,7 +61,8 @@ function startStorePurge (db, { ready, logger, graceMs = 10000 }) {
     if (job.stopped() || Date.now() - store.deletedAt.getTime() < graceMs) return
     if (await db.collection('statements').findOne({ _id: range }, { projection: { _id: 1 } })) return // a last write came meanwhile
     await stores.updateOne({ _id: store._id }, { $set: { purgedAt: new Date() } })
-    logger.info({ store: formerId(store._id), statements, documents, attachments, ms: Date.now() - started }, 'deleted store purged')
+    // the counts and `ms` are this pass's: a purge a stop cut short was resumed here
+    logger.info({ store: formerId(store._id), statements, documents, attachments, ms: Date.now() - started, sinceDeletionMs: Date.now() - store.deletedAt.getTime() }, 'deleted store purged')
   }
 
   async function pass () {

@@ -315,7 +315,7 @@ function createWriterLoop ({ dataDir, walLimitBytes, mergeStatements, middleStat
 
   // Deleted stores' purge (PURGE_SLICE_STATEMENTS): `purging` is the
   // store being purged, with what has gone of it so far.
-  const nextToPurge = db.prepare('SELECT number, id FROM stores WHERE deleted_at IS NOT NULL AND purged_at IS NULL ORDER BY number LIMIT 1')
+  const nextToPurge = db.prepare('SELECT number, id, deleted_at FROM stores WHERE deleted_at IS NOT NULL AND purged_at IS NULL ORDER BY number LIMIT 1')
   let purging = null
   let purgeTimer = null
   let purgeAt = Infinity // when the scheduled step runs
@@ -341,7 +341,7 @@ function createWriterLoop ({ dataDir, walLimitBytes, mergeStatements, middleStat
           purgeSoon(PURGE_POLL_MS)
           return
         }
-        purging = { number: next.number, store: formerId(next.id), started: Date.now(), statements: 0, documents: 0, attachments: 0, state: {}, usPerStatement: PURGE_FIRST_US }
+        purging = { number: next.number, store: formerId(next.id), started: Date.now(), deletedAt: next.deleted_at, statements: 0, documents: 0, attachments: 0, state: {}, usPerStatement: PURGE_FIRST_US }
       }
       try {
         begin(true, { wait: false })
@@ -372,8 +372,10 @@ function createWriterLoop ({ dataDir, walLimitBytes, mergeStatements, middleStat
     for (const what of ['statements', 'documents', 'attachments']) purging[what] += slice[what]
     if (slice.statements > PURGE_MIN_STATEMENTS / 2) purging.usPerStatement = 0.7 * purging.usPerStatement + 0.3 * (performance.now() - sliceStart) * 1000 / slice.statements
     if (slice.done) {
-      const { store, statements, documents, attachments, started } = purging
-      info('deleted store purged', { store, statements, documents, attachments, ms: Date.now() - started })
+      const { store, statements, documents, attachments, started, deletedAt } = purging
+      // the counts and `ms` are this writer's: a purge a stop cut short was
+      // resumed here (sinceDeletionMs says how long it took in all)
+      info('deleted store purged', { store, statements, documents, attachments, ms: Date.now() - started, sinceDeletionMs: Date.now() - deletedAt })
       purging = null
       purgeSoon()
     } else if (slice.waiting) {
