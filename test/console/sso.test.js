@@ -63,7 +63,7 @@ async function signedInSession (browser, lrs, login) {
   await page.waitForSelector('#nav:not([hidden])')
   const state = await page.evaluate(async () => (await fetch('/console/sso', { credentials: 'same-origin' })).json())
   const cookie = cookieHeader((await page.cookies(lrs.url)).find((c) => c.name === '__Host-lrs-console'))
-  return { state, cookie }
+  return { state, cookie, page }
 }
 
 test('console single sign-on: a person of an allowed group signs in at the provider, the session is an HttpOnly Secure SameSite=Strict cookie, CSRF is required, sign-out ends it everywhere', { skip: browserSkip() }, async (t) => {
@@ -141,8 +141,13 @@ test('console single sign-on: no allowed group is refused with a reason; a group
   assert.equal(await page.$eval('#nav', (e) => e.hidden), true)
   assert.ok(!(await page.cookies(lrs.url)).some((c) => c.name === '__Host-lrs-console'))
 
-  const { state, cookie } = await signedInSession(browser, lrs, 'carol')
+  const { state, cookie, page: carols } = await signedInSession(browser, lrs, 'carol')
   assert.equal(state.store, 'acme')
+  // a link that names its store opens; one that names another is refused
+  await carols.goto(lrs.url + '/console/#/statements?store=acme')
+  await carols.waitForFunction(() => document.querySelector('main h1')?.textContent === 'Statements')
+  await carols.goto(lrs.url + '/console/#/statements?store=default')
+  await carols.waitForFunction(() => document.querySelector('main h1')?.textContent === 'Another store')
   assert.deepEqual(state.scopes, ['admin', 'all/read'])
   const headers = { cookie, 'X-CSRF-Token': state.csrf, 'X-Experience-API-Version': '1.0.3', 'Content-Type': 'application/json' }
   assert.equal((await fetch(lrs.url + '/xapi/statements', { method: 'POST', headers, body: JSON.stringify(statement()) })).status, 403, 'all/read writes nothing')

@@ -37,7 +37,7 @@ function followStore (view, name, params) {
       params.set('store', own)
       window.history.replaceState(null, '', '#/' + name + '?' + params)
     }
-    if (named === null || named === own) return true
+    if (named === null || !own || named === own) return true // (its own store unknown: it is what the page shows)
     show(view, el('h1', {}, 'Another store'), el('p', { class: 'error', role: 'alert' }, 'This address is for the store ', el('code', {}, named),
       ': this credential works in its own store only. ', el('a', { href: '#/' + name }, 'Show this page for its own store'), '.'))
     return false
@@ -208,6 +208,7 @@ async function resumeSso () {
   document.getElementById('sso').hidden = !sso.enabled
   if (!sso.signedIn) return
   useSsoSession(sso.name, sso.csrf)
+  knowStores({ own: sso.store || null })
   await showSignedIn(sso.name)
 }
 resumeSso()
