@@ -182,6 +182,12 @@ test('more than a thousand targeted statements: every targeting statement matche
   const since = (await xapi(`/statements?statementId=${referencing[1000]}`)).json.stored
   const later = await walk(xapi, `/statements?verb=${encodeURIComponent(verb)}&since=${encodeURIComponent(since)}`)
   assert.deepEqual(later.statements.map((s) => s.id).sort(), [chained, again, voiding, voidingRef].sort())
+  // a window holding the first request of targeting statements and none
+  // of their targets: the page holds all it matches, found in the window
+  const from = (await xapi(`/statements?statementId=${targets[1000]}`)).json.stored
+  const to = (await xapi(`/statements?statementId=${referencing[142]}`)).json.stored
+  const windowed = await walk(xapi, `/statements?verb=${encodeURIComponent(verb)}&since=${encodeURIComponent(from)}&until=${encodeURIComponent(to)}&limit=1000`)
+  assert.deepEqual(windowed.statements.map((s) => s.id).sort(), referencing.slice(0, 143).filter((id) => id !== referencing[5]).sort())
   // the learner's targets (0, 100, ..., 1000; 500 voided) and what reaches them
   const learners = targets.filter((id, i) => i % 100 === 0)
   const reaching = learners.flatMap((id) => [referencing[targets.indexOf(id)]])

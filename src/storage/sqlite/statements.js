@@ -132,12 +132,18 @@ function statementsRepository (db, { writer, fewPostings: maxPostings = FEW_POST
   async function findReferencingIds (q, { beyond = null, deadline = Infinity } = {}) {
     // a store without StatementRefs: nothing to look for (a partial index)
     if (!anyTargeted.get(q.store || null)) return []
+    // The span a targeting statement on this page lies in: the query's
+    // bounds (since, until, the page's start), and the page's (limit+1)-th
+    // own match when it has that many. A page that holds all its own
+    // matches spans the bounds where they close it on both sides (a verb's
+    // statements of an hour: once read from every targeted statement of
+    // the store, up to a second a page).
     const shared = { termId: storeTermReader(termId, q.store), lastSeqAt, defaultFrom: defaultFrom() }
-    const first = beyond === null ? null : statementSeqQuery(q, shared)
-    if (first) {
+    const first = statementSeqQuery(q, shared)
+    if (first && (beyond !== null || (first.bounds.low !== null && first.bounds.high !== null))) {
       let { low, high } = first.bounds
-      if (q.ascending) high = Number(beyond)
-      else low = Number(beyond)
+      if (beyond !== null && q.ascending) high = Number(beyond)
+      else if (beyond !== null) low = Number(beyond)
       low = low ?? 0
       high = high ?? Number.MAX_SAFE_INTEGER
       if (countSpan.get(low, high, SPAN_ROWS + 1) <= SPAN_ROWS) {
