@@ -264,9 +264,9 @@ function statementsRepository (db, { queryTimeoutMs, isFerret, locks, hooks, out
 
     // Communication 2.1.4: statements matching the filters that some
     // StatementRef targets, and the statements that target given ids.
-    // (no `limit`: every one)
-    async findReferencedIds (q, { limit = 0 } = {}) {
-      const rows = await col.find({ ...matchFilter(q), ...storeFilter(q.store), referenced: true }, { projection: { _id: 1 }, limit, ...read }).toArray()
+    // (every one)
+    async findReferencedIds (q) {
+      const rows = await col.find({ ...matchFilter(q), ...storeFilter(q.store), referenced: true }, { projection: { _id: 1 }, ...read }).toArray()
       return rows.map((r) => r._id)
     },
 

@@ -31,6 +31,23 @@ function hasTerm (ids, seqColumn, first = null) {
   }
 }
 
+// The filters of q, most selective kind first (the order a
+// query's driving filter is chosen in): [{ name, terms }], a statement
+// matching the filter having one of the terms.
+function filterTerms (q) {
+  const filters = []
+  if (q.registration) filters.push({ name: 'registration', terms: ['g:' + q.registration] })
+  if (q.agent) filters.push({ name: 'agent', terms: agentTerms(q.agent, q.relatedAgents) })
+  if (q.activity) filters.push({ name: 'activity', terms: activityTerms(q.activity, q.relatedActivities) })
+  if (q.verb) filters.push({ name: 'verb', terms: ['v:' + q.verb] })
+  return filters
+}
+
+// The ids of those of `terms` ever stored.
+function termIds (terms, termId) {
+  return terms.map(termId).filter((id) => id !== undefined)
+}
+
 // `termId(term)` -> id or undefined. Returns { sql, params, driver } selecting
 // the seq of matching statements in order (`driver`: the term id of the
 // first arm, when an index drives), or null when nothing can match.
@@ -39,12 +56,8 @@ function hasTerm (ids, seqColumn, first = null) {
 // `defaultFrom`: the last seq before the default store's statements got the
 // store term (store-terms.js, DEFAULT_TERM_FROM); null while it has none.
 function statementSeqQuery (q, { termId, lastSeqAt, orSeqs = [], within = {}, defaultFrom = null }) {
-  const ids = (terms) => terms.map(termId).filter((id) => id !== undefined)
-  const filters = []
-  if (q.registration) filters.push({ name: 'registration', terms: ['g:' + q.registration] })
-  if (q.agent) filters.push({ name: 'agent', terms: agentTerms(q.agent, q.relatedAgents) })
-  if (q.activity) filters.push({ name: 'activity', terms: activityTerms(q.activity, q.relatedActivities) })
-  if (q.verb) filters.push({ name: 'verb', terms: ['v:' + q.verb] })
+  const ids = (terms) => termIds(terms, termId)
+  const filters = filterTerms(q)
   if (q.authorityKey) filters.push({ name: 'authority', terms: [agentTerm('u', q.authorityKey)] })
   // `termId` gives the term ids of the query's store (store-terms.js), so
   // every filter's rows are its own; without a filter, a store's statements
@@ -149,15 +162,16 @@ function statementSeqQuery (q, { termId, lastSeqAt, orSeqs = [], within = {}, de
 }
 
 // Statements with some StatementRef pointing at them that match the
-// filters (Communication 2.1.4): few, found through a partial index.
-function referencedQuery (q, { termId, limit, seqs = null }) {
+// filters (Communication 2.1.4), every one: few, found through a partial
+// index (or among `seqs`).
+function referencedQuery (q, { termId, seqs = null }) {
   const sql = ['s.referenced = 1', 's.store IS ?']
   const params = [q.store || null]
   // only these statements (a JSON array: one prepared statement for any count)
   if (seqs) { sql.unshift('s.seq IN (SELECT value FROM json_each(?))'); params.unshift(JSON.stringify(seqs)) }
   // false when none of the filter's terms was ever stored: nothing matches
   const filterBy = (terms, test) => {
-    const ids = terms.map(termId).filter((id) => id !== undefined)
+    const ids = termIds(terms, termId)
     if (!ids.length) return false
     test(ids)
     return true
@@ -169,7 +183,7 @@ function referencedQuery (q, { termId, limit, seqs = null }) {
     !q.activity || filterBy(activityTerms(q.activity, q.relatedActivities), (ids) => { const has = hasTerm(ids, 's.seq'); sql.push(has.sql); params.push(...has.params) })
   ].every(Boolean)
   if (!ok) return null
-  return { sql: `SELECT s.id FROM statements s WHERE ${sql.join(' AND ')} LIMIT ?`, params: [...params, limit] }
+  return { sql: `SELECT s.id FROM statements s WHERE ${sql.join(' AND ')}`, params }
 }
 
 // The postings of each of q's filters, most selective kind first: for
@@ -178,14 +192,9 @@ function referencedQuery (q, { termId, limit, seqs = null }) {
 // twice); or null when one of its terms was never stored (nothing
 // matches). A statement matching q is among the postings of every one.
 function filterPostingsQueries (q, { termId, limit }) {
-  const filters = []
-  if (q.registration) filters.push(['g:' + q.registration])
-  if (q.agent) filters.push(agentTerms(q.agent, q.relatedAgents))
-  if (q.activity) filters.push(activityTerms(q.activity, q.relatedActivities))
-  if (q.verb) filters.push(['v:' + q.verb])
   const queries = []
-  for (const terms of filters) {
-    const ids = terms.map(termId).filter((id) => id !== undefined)
+  for (const { terms } of filterTerms(q)) {
+    const ids = termIds(terms, termId)
     if (!ids.length) return null
     queries.push({
       sql: `${TERM_TABLES.map((table) => `SELECT seq FROM ${table} WHERE term IN (${placeholders(ids.length)})`).join(' UNION ALL ')} LIMIT ?`,

@@ -95,9 +95,9 @@ function statementsRepository (db, { writer, fewPostings: maxPostings = FEW_POST
     }
     return seqs.sort((a, b) => a - b)
   }
-  // (no `limit`: every one)
-  async function findReferencedIds (q, { limit = -1, seqs = null } = {}) {
-    const query = referencedQuery(q, { termId: storeTermReader(termId, q.store), limit, seqs })
+  // every one (among `seqs`, when given)
+  async function findReferencedIds (q, { seqs = null } = {}) {
+    const query = referencedQuery(q, { termId: storeTermReader(termId, q.store), seqs })
     return query ? prepared(query.sql, { pluck: true }).all(query.params).map(blobToId) : []
   }
 
