@@ -6,6 +6,7 @@
 const express = require('express')
 const { requestContext } = require('./http/request-context')
 const { healthRoutes } = require('./http/health-routes')
+const { untilReady } = require('./http/until-ready')
 const { cors } = require('./http/cors')
 const { xapiVersion, fallbackVersion } = require('./http/xapi-version')
 const { errorHandler, notFound } = require('./http/error-handler')
@@ -32,6 +33,8 @@ const { version: packageVersion } = require('../package.json')
 function createApp (deps) {
   const { config, logger, lifecycle, credentials, validator, shedLoad, readBodies, instruments } = deps
 
+  // requests that may make an agent's key wait until the store has said how (server.js)
+  const afterKeysKnown = untilReady(deps.keysKnown || Promise.resolve(), { waitMs: config.writerWaitMs })
   // Every route, declared once (src/http/route.js): the routers below serve
   // the table, and /openapi.json describes it.
   const paced = createRefusalPacer({ perSecond: config.refusalsPerSecond, holdMaxMs: config.refusalHoldMaxMs, lifecycle })
@@ -82,6 +85,7 @@ function createApp (deps) {
   xapi.use('/statements', consistentThrough(config)) // on every statements response, 401 included
   xapi.use(paced(authenticate(authenticator, { storeNamed: directory.byId }))) // before the body is read
   xapi.use(paced(shedLoad))
+  xapi.use(afterKeysKnown)
   xapi.use(readBodies)
   xapi.use(alternateRequestSyntax)
   xapi.use(xapiVersion(config))
@@ -90,6 +94,7 @@ function createApp (deps) {
 
   const adminRouter = express.Router({ caseSensitive: true })
   adminRouter.use(paced(authenticate(authenticator, { storeNamed: directory.byId })))
+  adminRouter.use(afterKeysKnown)
   adminRouter.use(express.json({ limit: '1mb' }))
   adminRouter.use(stores)
   adminRouter.use(admin)

@@ -24,12 +24,31 @@ const { createInstruments } = require('./metrics/instruments')
 const { createClusterMetrics } = require('./metrics/cluster-metrics')
 const { startRetention } = require('./stores/retention')
 const { createStoreLabels } = require('./metrics/store-labels')
+const { useMboxCase } = require('./resources/agents/agent-keys')
+
+// Reads how the store keys mboxes into agent-keys.js, retrying while the
+// database cannot say (down at start, a writer restarting) until it can or
+// the worker shuts down.
+async function readMboxCase (storage, logger, lifecycle) {
+  for (let delay = 200; !lifecycle.shuttingDown; delay = Math.min(delay * 2, 5000)) {
+    try {
+      await storage.ready
+      return useMboxCase(await storage.settings.mboxCase())
+    } catch (err) {
+      logger.warn({ err, retryInMs: delay }, 'could not read how the store keys mboxes; xAPI and admin requests wait, then get 503')
+      await new Promise((resolve) => setTimeout(resolve, delay).unref())
+    }
+  }
+  throw new Error('shutting down')
+}
 
 // `hooks`: test-only pauses between steps of the write path (see write-batch.js
 // and the storage engines), for deterministic race tests.
 async function startServer (config, { logger = createLogger(config), monitorCommands = false, hooks = {} } = {}) {
   const lifecycle = { shuttingDown: false }
   const storage = openStorage(config, logger, { monitorCommands, hooks })
+  // how the store keys mboxes, before a request makes a key (app.js holds them)
+  const keysKnown = readMboxCase(storage, logger, lifecycle)
   const credentials = createCredentialStore({ config, storage, logger, hooks })
   const credentialsLoaded = credentials.start()
   const lrsIssuer = createLrsIssuer({ config, settings: storage.settings, credentials, now: hooks.now })
@@ -50,7 +69,7 @@ async function startServer (config, { logger = createLogger(config), monitorComm
   const moreCursor = createMoreCursor(async () => config.cursorKey ||
     storage.settings.getOrCreate('more-cursor-key', crypto.randomBytes(32).toString('base64')))
   const shedLoad = createLoadShedder({ maxWaitMs: config.maxWaitMs, batcher: services.batcher, writerRestarting: storage.writerRestarting })
-  const app = createApp({ config, logger, lifecycle, storage, credentials, lrsIssuer, tokens, consoleSessions, ssoClient, moreCursor, shedLoad, readBodies, instruments, clusterMetrics, ...services })
+  const app = createApp({ config, logger, lifecycle, storage, keysKnown, credentials, lrsIssuer, tokens, consoleSessions, ssoClient, moreCursor, shedLoad, readBodies, instruments, clusterMetrics, ...services })
   const server = http.createServer(app)
   server.keepAliveTimeout = config.keepAliveTimeoutMs
   server.headersTimeout = config.keepAliveTimeoutMs + 1000

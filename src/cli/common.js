@@ -7,6 +7,7 @@ const { loadConfig } = require('../config')
 const { storeDirectory } = require('../stores/store-directory')
 const { createToolLogger } = require('../logger')
 const { openStorage } = require('../storage')
+const { useMboxCase } = require('../resources/agents/agent-keys')
 
 // An action for commander that records the exit code the command returns
 // (commander keeps no result; src/cli/index.js reads program.exitCode).
@@ -40,6 +41,7 @@ async function withStorage (config, fn) {
   const storage = openStorage(config, createToolLogger({ ...config, logLevel: 'error' }))
   try {
     await storage.ready
+    useMboxCase(await storage.settings.mboxCase()) // before any key is made (agent-keys.js)
     return await fn(storage)
   } finally {
     await storage.close()

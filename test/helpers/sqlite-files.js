@@ -6,7 +6,7 @@
 const fs = require('node:fs')
 const Database = require('better-sqlite3')
 const { databaseFile, indexFile, openDatabase } = require('../../src/storage/sqlite/open')
-const { UPPER_LEVELS, RECENT_BUFFERS, TERM_TABLES } = require('../../src/storage/sqlite/schema')
+const { UPPER_LEVELS, RECENT_BUFFERS, TERM_TABLES, MBOX_CASE } = require('../../src/storage/sqlite/schema')
 const { STORE_TERM, DEFAULT_TERM_FROM } = require('../../src/storage/sqlite/store-terms')
 const { writeOps } = require('../../src/storage/sqlite/write-ops')
 
@@ -127,4 +127,13 @@ function withoutDefaultStoreTerm (dataDir) {
   return db
 }
 
-module.exports = { asOneFile, asSchema9, asSchema10, asSchema11, withIndexCommitLost, withoutDefaultStoreTerm }
+// As schema 13 left a store: no word on how it keys mboxes (it lower-cased
+// the whole address). Returns it open.
+function asSchema13 (dataDir) {
+  const db = openDatabase(dataDir)
+  db.prepare('DELETE FROM settings WHERE name = ?').run(MBOX_CASE)
+  db.pragma('user_version = 13')
+  return db
+}
+
+module.exports = { asOneFile, asSchema9, asSchema10, asSchema11, asSchema13, withIndexCommitLost, withoutDefaultStoreTerm }

@@ -4,11 +4,33 @@
 // Groups compare by IFI (Communication 2.1.3: "equal when the same IFI is used").
 function agentKey (actor) {
   if (!actor) return null
-  if (actor.mbox !== undefined) return 'mbox:' + actor.mbox.toLowerCase()
+  if (actor.mbox !== undefined) return 'mbox:' + (mboxCase === 'whole' ? actor.mbox.toLowerCase() : canonicalMbox(actor.mbox))
   if (actor.mbox_sha1sum !== undefined) return 'sha1:' + actor.mbox_sha1sum.toLowerCase()
   if (actor.openid !== undefined) return 'openid:' + actor.openid
   if (actor.account) return 'account:' + actor.account.homePage + '|' + actor.account.name
   return null
+}
+
+// An mbox as compared: the domain of the address in any case (Data
+// 2.4.2.3.s4.b1), the local part as sent (2.2.s4.b5: values are
+// case-sensitive unless the spec says otherwise), so mailto:Ann@Example.org
+// and mailto:ann@example.org are two learners. (The scheme is `mailto:`
+// in lower case: validation refuses any other.)
+function canonicalMbox (mbox) {
+  const at = mbox.lastIndexOf('@')
+  return at < 0 ? mbox : mbox.slice(0, at) + mbox.slice(at).toLowerCase()
+}
+
+// How this store keys mboxes: 'domain' (canonicalMbox), or 'whole' for a
+// store written before schema 14 (2026-12), whose index and documents hold
+// keys of the whole address in lower case; the engine records which when
+// it makes or upgrades a store (docs/operations.md), and whoever opens the
+// storage sets it here before any key is made (server.js, cli/common.js).
+// Never changed for a store once chosen: its keys were made with it.
+let mboxCase = 'domain'
+function useMboxCase (mode) {
+  if (mode !== 'domain' && mode !== 'whole') throw new Error(`unknown mbox case rule ${JSON.stringify(mode)}`)
+  mboxCase = mode
 }
 
 // The key of a statement's authority, which every statement has: an
@@ -32,4 +54,4 @@ function actorKeys (actor, into) {
   return into
 }
 
-module.exports = { agentKey, authorityKey, actorKeys }
+module.exports = { agentKey, authorityKey, actorKeys, canonicalMbox, useMboxCase }

@@ -9,13 +9,13 @@
 // precision beyond 0.01 s (§4.2.7); 1.0.3 compares durations as strings.
 // Used for 409 conflict checks and for signature verification.
 
-const { agentKey } = require('../agents/agent-keys')
+const { agentKey, canonicalMbox } = require('../agents/agent-keys')
 const { mapContextActivities } = require('../../validation/context-activities')
 
 function normalizeActor (actor) {
   if (!actor) return actor
   const out = { ...actor }
-  if (out.mbox) out.mbox = out.mbox.toLowerCase()
+  if (out.mbox) out.mbox = canonicalMbox(out.mbox)
   if (out.mbox_sha1sum) out.mbox_sha1sum = out.mbox_sha1sum.toLowerCase()
   if (out.objectType === 'Agent') delete out.objectType
   if (Array.isArray(out.member)) {

@@ -7,6 +7,7 @@
 
 const { MongoClient } = require('mongodb')
 const { ensureIndexes } = require('./indexes')
+const { recordMboxCase } = require('./settings')
 
 const SERVER_SELECTION_TIMEOUT_MS = 5000
 
@@ -33,6 +34,7 @@ function connect (config, logger, { monitorCommands = false } = {}) {
         await client.connect()
         state.engine = await detectEngine(db)
         await ensureIndexes(db, { engine: state.engine })
+        await recordMboxCase(db)
         state.indexesReady = true
         logger.info({ engine: state.engine, db: config.mongodbDb }, 'database ready')
         return

@@ -3,9 +3,29 @@
 // Values every worker must share, created once: { _id: name, value }.
 const { insertManyReportingDuplicates, DUPLICATE_KEY } = require('./insert-many')
 
+// The setting that says how this database keys mboxes (agent-keys.js).
+const MBOX_CASE = 'mbox_case'
+
+// Records it once, when a worker first connects: 'whole' for a database
+// that already holds statements or documents without it (written before
+// 2026-12, its keys of the whole address in lower case), else 'domain'.
+// Every worker decides before it serves a request, and a database without
+// the setting holds only what an older LRS wrote, so all decide alike.
+async function recordMboxCase (db) {
+  const col = db.collection('settings')
+  if (await col.findOne({ _id: MBOX_CASE })) return
+  const [statement, document] = await Promise.all(['statements', 'documents'].map((name) => db.collection(name).findOne({}, { projection: { _id: 1 } })))
+  await insertManyReportingDuplicates(col, [{ _id: MBOX_CASE, value: statement || document ? 'whole' : 'domain' }])
+}
+
 function settingsRepository (db, { queryTimeoutMs }) {
   const col = db.collection('settings')
   return {
+    // How this database keys mboxes, 'domain' or 'whole' (recordMboxCase).
+    async mboxCase () {
+      const row = await col.findOne({ _id: MBOX_CASE }, { maxTimeMS: queryTimeoutMs })
+      return row ? row.value : 'domain'
+    },
     // The stored value of `name`, or `value` stored now if there is none
     // (the first worker to ask wins; the others read its value).
     async getOrCreate (name, value) {
@@ -32,4 +52,4 @@ function settingsRepository (db, { queryTimeoutMs }) {
   }
 }
 
-module.exports = { settingsRepository }
+module.exports = { settingsRepository, recordMboxCase }

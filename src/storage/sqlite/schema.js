@@ -71,7 +71,9 @@ const { SHIFT } = require('./seq')
 const { flushNow } = require('../../logger')
 const { DEFAULT_TERM_FROM } = require('./store-terms')
 
-const VERSION = 13
+const VERSION = 14
+// The settings row that says how this file keys mboxes (version 14).
+const MBOX_CASE = 'mbox_case'
 
 // The recent level is two buffers (RECENT_BUFFERS; which one takes the
 // inserts is in index_recent). Once the one that does is full, the other
@@ -555,6 +557,12 @@ function ensureSchema (db) {
   // them: it refuses the file.
   db.prepare(`INSERT INTO settings (name, value) SELECT '${DEFAULT_TERM_FROM}', coalesce((SELECT max(seq) FROM statements), 0)
     WHERE EXISTS (SELECT 1 FROM stores WHERE number > 0) ON CONFLICT (name) DO NOTHING`).run()
+  // version 14: how mboxes are keyed (agent-keys.js). A file of an older
+  // version that holds statements or documents has keys of the whole address
+  // in lower case in its index and documents, and keeps them: 'whole'. An
+  // older LRS would key a new file's mboxes so: it refuses the file.
+  db.prepare(`INSERT INTO settings (name, value) SELECT '${MBOX_CASE}', CASE WHEN @older AND (EXISTS (SELECT 1 FROM statements) OR EXISTS (SELECT 1 FROM documents))
+    THEN 'whole' ELSE 'domain' END ON CONFLICT (name) DO NOTHING`).run({ older: version > 0 && version < 14 ? 1 : 0 })
   if (!columns.all('index_journal').includes('purge')) db.exec('ALTER TABLE index_journal ADD COLUMN purge TEXT')
   // VERB_IN_TERM_ROWS: NULL in the rows written before, and in those an older LRS writes (it ignores the column).
   for (const table of TERM_TABLES) if (!columns.all(table).includes('verb')) db.exec(`ALTER TABLE ${table} ADD COLUMN verb INTEGER`)
@@ -573,4 +581,4 @@ function ensureSchema (db) {
   return built
 }
 
-module.exports = { ensureSchema, makeSchema, LEVELS, RECENT_BUFFERS, UPPER_LEVELS, TERM_TABLES, ID_TABLES, DICT_TABLES, SEQ_OF_ID, HOUR_MS, COUNTED_KINDS }
+module.exports = { ensureSchema, makeSchema, MBOX_CASE, LEVELS, RECENT_BUFFERS, UPPER_LEVELS, TERM_TABLES, ID_TABLES, DICT_TABLES, SEQ_OF_ID, HOUR_MS, COUNTED_KINDS }
