@@ -66,6 +66,18 @@ test('the same statement id again: a different case of the domain is the same st
   assert.deepEqual((await lrs.client(`/statements?statementId=${id}`)).json.actor, { mbox: upper })
 })
 
+test('erasure: erasing an mbox erases it whatever the case of its domain, and not the learner whose local part differs in case', async () => {
+  const lrs = await startLrs()
+  const { upper, lower, local } = twoLearners()
+  const [theirs] = await post(lrs, statement({ actor: { mbox: upper } }))
+  const [kept] = await post(lrs, statement({ actor: { mbox: lower } }))
+  const erased = await lrs.http(`/admin/agents?agent=${q({ mbox: `mailto:${local}@EXAMPLE.ORG` })}`, { method: 'DELETE' })
+  assert.equal(erased.status, 200, erased.text)
+  assert.equal(erased.json.removed.statements, 1)
+  assert.equal((await lrs.client(`/statements?statementId=${theirs}`)).status, 404)
+  assert.deepEqual(await allIds(lrs, `agent=${q({ mbox: lower })}`), [kept])
+})
+
 // The store as an older LRS left it: no word on how it keys mboxes.
 async function asBeforeTheRule (env) {
   if (ENGINE === 'sqlite') return asSchema13(env.LRS_DATA_DIR).close()
