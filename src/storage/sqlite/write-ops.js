@@ -478,8 +478,13 @@ function writeOps (db) {
   // hour (the counts') }.
   const ID_SCAN_ROWS = 1024
   const COUNT_HOURS = 24 * 7
-  const idScans = LEVELS.map((level) => db.prepare(`SELECT id FROM ${level.ids} WHERE id > ? ORDER BY id LIMIT ${ID_SCAN_ROWS}`).pluck())
-  const idRemoves = LEVELS.map((level) => db.prepare(`DELETE FROM ${level.ids} WHERE id = ?`))
+  // the id that ends the next ID_SCAN_ROWS of a level (undefined: fewer are
+  // left), and the store's ids up to it (or to the end) in one statement:
+  // a delete of each id found cost a statement and a seek per row
+  const idScanEnds = LEVELS.map((level) => db.prepare(`SELECT id FROM ${level.ids} WHERE id > ? ORDER BY id LIMIT 1 OFFSET ${ID_SCAN_ROWS - 1}`).pluck())
+  const OF_STORE = 'length(id) = 20 AND substr(id, 17) = @suffix'
+  const idRangeRemoves = LEVELS.map((level) => db.prepare(`DELETE FROM ${level.ids} WHERE id > @after AND id <= @end AND ${OF_STORE}`))
+  const idTailRemoves = LEVELS.map((level) => db.prepare(`DELETE FROM ${level.ids} WHERE id > @after AND ${OF_STORE}`))
   const hourRange = db.prepare('SELECT min(hour) AS low, max(hour) AS high FROM hourly_terms')
   const removeStoreCounts = db.prepare(`DELETE FROM hourly_terms WHERE hour BETWEEN ? AND ? AND term < 0 AND (-term) % ${STORE_SPAN} = ?`)
   const savePurgeTerms = db.prepare('UPDATE stores SET purge_terms = ? WHERE number = ?')
@@ -512,14 +517,16 @@ function writeOps (db) {
     state.level = state.level || 0
     while (state.level < LEVELS.length) {
       if (performance.now() > deadline) return out
-      const ids = idScans[state.level].all(state.after || Buffer.alloc(0))
-      let removed = 0
-      for (const id of ids) if (id.length === 20 && suffix.equals(id.subarray(16))) removed += idRemoves[state.level].run(id).changes
+      const after = state.after || Buffer.alloc(0)
+      const end = idScanEnds[state.level].get(after)
+      const removed = end === undefined
+        ? idTailRemoves[state.level].run({ after, suffix }).changes
+        : idRangeRemoves[state.level].run({ after, end, suffix }).changes
       countInLevel(levelOfTable(state.level), -removed)
-      if (ids.length < ID_SCAN_ROWS) {
+      if (end === undefined) {
         state.level++
         state.after = null
-      } else state.after = ids[ids.length - 1]
+      } else state.after = end
     }
     const hours = hourRange.get()
     if (state.hour === null || state.hour === undefined) state.hour = hours.low ?? 0
