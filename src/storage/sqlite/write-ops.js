@@ -482,7 +482,7 @@ function writeOps (db) {
   // left), and the store's ids up to it (or to the end) in one statement:
   // a delete of each id found cost a statement and a seek per row
   const idScanEnds = LEVELS.map((level) => db.prepare(`SELECT id FROM ${level.ids} WHERE id > ? ORDER BY id LIMIT 1 OFFSET ${ID_SCAN_ROWS - 1}`).pluck())
-  const OF_STORE = 'length(id) = 20 AND substr(id, 17) = @suffix'
+  const OF_STORE = 'length(id) = 20 AND substr(id, 17) = @suffix' // an id of the store (ids.js)
   const idRangeRemoves = LEVELS.map((level) => db.prepare(`DELETE FROM ${level.ids} WHERE id > @after AND id <= @end AND ${OF_STORE}`))
   const idTailRemoves = LEVELS.map((level) => db.prepare(`DELETE FROM ${level.ids} WHERE id > @after AND ${OF_STORE}`))
   const hourRange = db.prepare('SELECT min(hour) AS low, max(hour) AS high FROM hourly_terms')
@@ -535,7 +535,7 @@ function writeOps (db) {
       removeStoreCounts.run(state.hour, state.hour + COUNT_HOURS - 1, number)
       state.hour += COUNT_HOURS
     }
-    db.prepare('DELETE FROM pending_flags WHERE length(id) = 20 AND substr(id, 17) = ?').run(suffix)
+    db.prepare(`DELETE FROM pending_flags WHERE ${OF_STORE}`).run({ suffix })
     if (Date.now() - store.deleted_at < graceMs) {
       out.waiting = true
       return out
