@@ -12,6 +12,9 @@
 //   one store, N keys    an LRS with its default store only, its N
 //                        credentials in turn (what authenticating many
 //                        keys costs, stores aside)
+//   one own store        an LRS with one store made beside its default
+//                        one, every request in that store (what a store
+//                        but the default one costs, the spread aside)
 //   N stores             the LRS of N stores, each request in the store of
 //                        its learner
 // Every phase takes the next statements of one stream of the run's profile
@@ -136,9 +139,13 @@ async function storesIngest ({ engine, stores = 100, batch = 20, connections = 1
     // statements only, so that the kinds see the same sizes
     const alone = await startOne()
     const keyed = await startOne()
+    const owned = await startOne()
     const shared = await startOne()
     const workers = alone.pids.workers.length
     const single = await credentialIn(alone.url, 'default')
+    const madeOwn = await request(owned.url + '/admin/stores', { method: 'POST', body: { id: 'bench-own' } })
+    if (madeOwn.status !== 201) throw new Error(`store bench-own: ${madeOwn.status} ${madeOwn.text}`)
+    const own = await credentialIn(owned.url, 'bench-own')
     const keys = []
     const spread = []
     for (let i = 0; i < stores; i++) {
@@ -150,11 +157,13 @@ async function storesIngest ({ engine, stores = 100, batch = 20, connections = 1
     }
     await warm(alone.url, [single], workers)
     await warm(keyed.url, keys, workers)
+    await warm(owned.url, [own], workers)
     await warm(shared.url, spread, workers)
     const learnerOf = (i) => attemptOf(i).learner
     const kinds = [
       ['one store', alone, () => single],
       [`one store, ${stores} keys`, keyed, (i) => keys[Math.floor(i / batch) % stores]],
+      ['one own store', owned, () => own],
       [`${stores} stores`, shared, (i) => spread[learnerOf(i) % stores]]
     ]
     const phases = []
@@ -172,7 +181,8 @@ async function storesIngest ({ engine, stores = 100, batch = 20, connections = 1
     const median = (kind, field) => percentile(phases.filter((p) => p.kind === kind).map((p) => p[field]), 50)
     const one = median(kinds[0][0], 'statementsPerSec')
     const withKeys = median(kinds[1][0], 'statementsPerSec')
-    const many = median(kinds[2][0], 'statementsPerSec')
+    const ownOnly = median(kinds[2][0], 'statementsPerSec')
+    const many = median(kinds[3][0], 'statementsPerSec')
     const ratio = (a, b) => b ? Math.round((a / b) * 1000) / 1000 : null
     return {
       phases,
@@ -180,14 +190,19 @@ async function storesIngest ({ engine, stores = 100, batch = 20, connections = 1
         oneStoreStatementsPerSec: one,
         oneStoreManyKeysStatementsPerSec: withKeys,
         spreadStatementsPerSec: many,
+        oneOwnStoreStatementsPerSec: ownOnly,
         spreadVsOne: ratio(many, one),
         manyKeysVsOne: ratio(withKeys, one),
+        ownStoreVsOne: ratio(ownOnly, one),
+        spreadVsOwnStore: ratio(many, ownOnly),
         oneStoreWriterCpuMicrosPerStatement: median(kinds[0][0], 'writerCpuMicrosPerStatement'),
-        spreadWriterCpuMicrosPerStatement: median(kinds[2][0], 'writerCpuMicrosPerStatement'),
+        ownStoreWriterCpuMicrosPerStatement: median(kinds[2][0], 'writerCpuMicrosPerStatement'),
+        spreadWriterCpuMicrosPerStatement: median(kinds[3][0], 'writerCpuMicrosPerStatement'),
         oneStoreWorkersCpuMicrosPerStatement: median(kinds[0][0], 'workersCpuMicrosPerStatement'),
-        spreadWorkersCpuMicrosPerStatement: median(kinds[2][0], 'workersCpuMicrosPerStatement'),
+        ownStoreWorkersCpuMicrosPerStatement: median(kinds[2][0], 'workersCpuMicrosPerStatement'),
+        spreadWorkersCpuMicrosPerStatement: median(kinds[3][0], 'workersCpuMicrosPerStatement'),
         oneStoreP99Ms: median(kinds[0][0], 'p99Ms'),
-        spreadP99Ms: median(kinds[2][0], 'p99Ms')
+        spreadP99Ms: median(kinds[3][0], 'p99Ms')
       }
     }
   } finally {

@@ -20,7 +20,7 @@
 // workers competing for its cores.
 //
 //   node bench/writer-feed.js [--workers 1,4,16] [--connections 64] [--seconds 8] [--repeat 2] [--batch 20]
-//                             [--pool 400000] [--stores 1] [--root <checkout> ...] [--strings <older checkout> ...]
+//                             [--pool 400000] [--stores 1] [--own-store] [--root <checkout> ...] [--strings <older checkout> ...]
 
 const crypto = require('node:crypto')
 const fs = require('node:fs')
@@ -54,10 +54,12 @@ const silent = { info () {}, warn () {}, debug () {}, error () {}, fatal () {} }
 // went past the last (its figures are then friendlier than the data).
 // `stores` > 1: each statement in its learner's store, 1 to `stores` (as
 // bench/stores.js spreads them; the stores are made in each run's store).
-function recordPool (size = POOL, { stores = 1 } = {}) {
+// `ownStore`: with one store, every statement in store 1, made beside the
+// default one (what a store but the default one costs, the spread aside).
+function recordPool (size = POOL, { stores = 1, ownStore = false } = {}) {
   const records = []
   for (let i = 0; i < size; i++) {
-    const store = stores > 1 ? 1 + attemptOf(i).learner % stores : 0
+    const store = stores > 1 ? 1 + attemptOf(i).learner % stores : ownStore ? 1 : 0
     const r = storageRecord(toRecord({ ...scormStatement(i), id: crypto.randomUUID() }, { authority: AUTHORITY, xapiVersion: '1.0.3' }), store)
     records.push({ id: r.id, body: packBody(r.body), voiding: r.voiding, ref: r.ref, timestampFromStored: r.timestampFromStored, attachments: r.attachments, terms: termsOf(r), store })
   }
@@ -69,7 +71,7 @@ function recordPool (size = POOL, { stores = 1 } = {}) {
     const r = records[next++ % size]
     return { ...r, id: qualify(r.store, crypto.randomUUID()), newId: true, terms: { registration: r.terms.registration !== null, all: r.terms.all.map((t) => known.get(t) || t) } }
   }
-  take.stores = stores
+  take.stores = stores > 1 || ownStore ? stores : 0
   take.restart = () => { next = 0 }
   take.cameRound = () => next > size
   return take
@@ -186,7 +188,7 @@ async function feed ({ workers, connections, seconds, batch, next, root, strings
 
 // Stores 1..n of a fresh store's writer (their numbers follow creation).
 async function makeStores (dataDir, n) {
-  if (n <= 1) return
+  if (!n) return
   const client = connectWriter(writerSocketPaths(dataDir), silent, { waitMs: 5000 })
   await client.ready
   for (let i = 1; i <= n; i++) await client.call('storeCreate', { id: `store-${i}`, name: `store-${i}` })
@@ -206,6 +208,8 @@ async function main () {
       pool: { type: 'string', default: String(POOL) },
       // each statement in its learner's store, of this many
       stores: { type: 'string', default: '1' },
+      // with one store: that store made beside the default one
+      'own-store': { type: 'boolean', default: false },
       // another checkout's writer process, fed the same way (before and
       // after); --strings: its workers sent every term as its string
       root: { type: 'string', multiple: true, default: [ROOT] },
@@ -214,8 +218,8 @@ async function main () {
   })
   const counts = values.workers.split(',').map(Number)
   const profile = describeProfile()
-  process.stdout.write(`statements: ${profile.text}${Number(values.stores) > 1 ? `, spread over ${values.stores} stores by learner` : ''}; building a pool of ${Number(values.pool).toLocaleString('en-US')}\n`)
-  const next = recordPool(Number(values.pool), { stores: Number(values.stores) })
+  process.stdout.write(`statements: ${profile.text}${Number(values.stores) > 1 ? `, spread over ${values.stores} stores by learner` : values['own-store'] ? ', in one store made beside the default one' : ''}; building a pool of ${Number(values.pool).toLocaleString('en-US')}\n`)
+  const next = recordPool(Number(values.pool), { stores: Number(values.stores), ownStore: values['own-store'] })
   const runs = []
   const roots = [...values.root.map((r) => ({ root: path.resolve(r), strings: false })), ...values.strings.map((r) => ({ root: path.resolve(r), strings: true }))]
   for (let r = 1; r <= Number(values.repeat); r++) {

@@ -40,3 +40,15 @@ test('an id of a store but the default one (s<n>|<id>) is its 16 bytes and then 
     assert.equal(blobToId(blob), `s${store}|${uuid}`)
   }), { numRuns: 500 })
 })
+
+test('a store\'s id with anything after its prefix is read as the plain id would be, cut or padded to 16 bytes, then the number', () => {
+  const rest = fc.oneof(fc.uuid(), fc.uuid().map((u) => u.toUpperCase()), fc.uuid().map((u) => u.slice(0, 9) + 'g' + u.slice(10)), fc.string(), fc.hexaString({ maxLength: 40 })).filter((id) => !/^s\d+\|/.test(id))
+  fc.assert(fc.property(fc.integer({ min: 1, max: 2047 }), rest, (store, id) => {
+    const expected = Buffer.alloc(20)
+    idToBlob(id).copy(expected, 0, 0, 16)
+    expected.writeUInt32BE(store, 16)
+    assert.deepEqual(idToBlob(`s${store}|${id}`), expected)
+  }), { numRuns: 3000 })
+  // not a store's prefix: the general path
+  for (const id of ['s|' + '0'.repeat(32), 'sx|abcd', 's12abcd']) assert.deepEqual(idToBlob(id), general(id))
+})

@@ -5,8 +5,6 @@
 // than the default one comes qualified (`s<n>|<id>`, src/stores/store-keys.js)
 // and is kept as its 16 bytes and then the store's number in 4 more.
 
-const { STORE_PREFIX } = require('../../stores/store-keys')
-
 const HEX = new Int8Array(256).fill(-1)
 for (let i = 0; i < 16; i++) {
   HEX['0123456789abcdef'.charCodeAt(i)] = i
@@ -17,30 +15,48 @@ const DASHES = [8, 13, 18, 23]
 // The writer converts every id it stores, twice (write-ops.js): decoding
 // the 36 characters in place measured 0.3 us against 0.9 for a regular
 // expression and a hex string. Anything not in the UUID's form takes the
-// general path (which ignores what is not hex, as before).
+// general path (which ignores what is not hex, as before). A store's id is
+// read the same way, its number and its UUID straight into the 20 bytes:
+// through the regular expression, a slice and a copy, it took 0.45 us more
+// than a plain id, twice for every statement of a store.
 function idToBlob (id) {
-  const store = id.charCodeAt(0) === 115 ? STORE_PREFIX.exec(id) : null // s<n>| (a plain id is hex)
-  if (store) {
-    const blob = Buffer.alloc(20)
-    plainIdToBlob(id.slice(store[0].length)).copy(blob, 0, 0, 16)
-    blob.writeUInt32BE(Number(store[1]), 16)
-    return blob
+  if (id.charCodeAt(0) !== 115) return plainIdToBlob(id) // s<n>| (a plain id is hex)
+  const bar = storePrefixEnd(id)
+  if (bar < 0) return plainIdToBlob(id)
+  const blob = Buffer.allocUnsafe(20)
+  if (!decodeUuid(id, bar + 1, blob)) {
+    blob.fill(0, 0, 16)
+    Buffer.from(id.slice(bar + 1).replace(/-/g, ''), 'hex').copy(blob, 0, 0, 16)
   }
-  return plainIdToBlob(id)
+  blob.writeUInt32BE(Number(id.slice(1, bar)), 16)
+  return blob
+}
+
+// Where the '|' of a store prefix `s<digits>|` is, or -1 (as STORE_PREFIX).
+function storePrefixEnd (id) {
+  let i = 1
+  while (i < id.length && id.charCodeAt(i) >= 48 && id.charCodeAt(i) <= 57) i++
+  return i > 1 && id.charCodeAt(i) === 124 ? i : -1
 }
 
 function plainIdToBlob (id) {
-  if (id.length !== 36 || DASHES.some((at) => id.charCodeAt(at) !== 45)) return Buffer.from(id.replace(/-/g, ''), 'hex')
   const blob = Buffer.allocUnsafe(16)
+  return decodeUuid(id, 0, blob) ? blob : Buffer.from(id.replace(/-/g, ''), 'hex')
+}
+
+// The UUID at id[from..] into blob[0..16]; false when it is not in that form.
+function decodeUuid (id, from, blob) {
+  if (id.length - from !== 36) return false
+  for (const at of DASHES) if (id.charCodeAt(from + at) !== 45) return false
   let j = 0
   for (let i = 0; i < 36; i += 2) {
     if (i === 8 || i === 13 || i === 18 || i === 23) i++
-    const hi = HEX[id.charCodeAt(i)] ?? -1
-    const lo = HEX[id.charCodeAt(i + 1)] ?? -1
-    if (hi < 0 || lo < 0) return Buffer.from(id.replace(/-/g, ''), 'hex')
+    const hi = HEX[id.charCodeAt(from + i)] ?? -1
+    const lo = HEX[id.charCodeAt(from + i + 1)] ?? -1
+    if (hi < 0 || lo < 0) return false
     blob[j++] = (hi << 4) | lo
   }
-  return blob
+  return true
 }
 
 function blobToId (blob) {
