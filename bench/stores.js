@@ -57,6 +57,11 @@ function request (url, { method = 'GET', auth = ADMIN, body, fresh = false, head
   })
 }
 
+async function storeIn (url, id) {
+  const made = await request(url + '/admin/stores', { method: 'POST', body: { id } })
+  if (made.status !== 201) throw new Error(`store ${id}: ${made.status} ${made.text}`)
+}
+
 async function credentialIn (url, store) {
   const res = await request(url + '/admin/credentials', { method: 'POST', body: { scopes: ['all'], store } })
   if (res.status !== 201) throw new Error(`credential in ${store}: ${res.status} ${res.text}`)
@@ -143,15 +148,13 @@ async function storesIngest ({ engine, stores = 100, batch = 20, connections = 1
     const shared = await startOne()
     const workers = alone.pids.workers.length
     const single = await credentialIn(alone.url, 'default')
-    const madeOwn = await request(owned.url + '/admin/stores', { method: 'POST', body: { id: 'bench-own' } })
-    if (madeOwn.status !== 201) throw new Error(`store bench-own: ${madeOwn.status} ${madeOwn.text}`)
+    await storeIn(owned.url, 'bench-own')
     const own = await credentialIn(owned.url, 'bench-own')
     const keys = []
     const spread = []
     for (let i = 0; i < stores; i++) {
       const id = `bench-${i}`
-      const made = await request(shared.url + '/admin/stores', { method: 'POST', body: { id } })
-      if (made.status !== 201) throw new Error(`store ${id}: ${made.status} ${made.text}`)
+      await storeIn(shared.url, id)
       spread.push(await credentialIn(shared.url, id))
       keys.push(await credentialIn(keyed.url, 'default'))
     }

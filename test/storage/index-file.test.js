@@ -13,6 +13,7 @@ const crypto = require('node:crypto')
 const fs = require('node:fs')
 const { startLrs, ENGINE } = require('../helpers/lrs')
 const { statement, allIds } = require('../helpers/statements')
+const { until } = require('../helpers/wait')
 const { openDatabase, indexFile } = require('../../src/storage/sqlite/open')
 const { withIndexCommitLost } = require('../helpers/sqlite-files')
 const { checkSqliteStore } = require('../../src/storage/sqlite/check')
@@ -36,19 +37,16 @@ async function stoppedStore () {
   // the merge thread copies beside the writes: on a loaded machine it may
   // not have copied anything yet when the last write is answered
   const dataDir = lrs.storeEnv.LRS_DATA_DIR
-  const deadline = Date.now() + 20000
-  while (upperIdRows(dataDir) === 0 && Date.now() < deadline) await pause(50)
+  await until(() => upperIdRows(dataDir) > 0, { within: 20000 })
   await lrs.close({ graceMs: 0 })
   // A connection opened by this process right after its LRS closed has
   // been seen to read neither file's WAL for a moment (every table empty,
   // in about one run in three with the machine loaded; the next tests of
   // the file, on the same files, find every row): the count is asked
   // again until it has them.
-  for (const until = Date.now() + 5000; upperIdRows(dataDir) === 0 && Date.now() < until;) await pause(50)
+  await until(() => upperIdRows(dataDir) > 0, { within: 5000 })
   return { dataDir, registration, posted }
 }
-
-const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
 
 // One statement, so one read of the index file: rows move between its
 // levels while the merge thread runs.

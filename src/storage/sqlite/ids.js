@@ -26,7 +26,7 @@ function idToBlob (id) {
   const blob = Buffer.allocUnsafe(20)
   if (!decodeUuid(id, bar + 1, blob)) {
     blob.fill(0, 0, 16)
-    Buffer.from(id.slice(bar + 1).replace(/-/g, ''), 'hex').copy(blob, 0, 0, 16)
+    hexToBlob(id.slice(bar + 1)).copy(blob, 0, 0, 16)
   }
   blob.writeUInt32BE(Number(id.slice(1, bar)), 16)
   return blob
@@ -41,8 +41,11 @@ function storePrefixEnd (id) {
 
 function plainIdToBlob (id) {
   const blob = Buffer.allocUnsafe(16)
-  return decodeUuid(id, 0, blob) ? blob : Buffer.from(id.replace(/-/g, ''), 'hex')
+  return decodeUuid(id, 0, blob) ? blob : hexToBlob(id)
 }
+
+// The general path: the id's hex digits, dashes left out, as far as they go.
+const hexToBlob = (id) => Buffer.from(id.replace(/-/g, ''), 'hex')
 
 // The UUID at id[from..] into blob[0..16]; false when it is not in that form.
 function decodeUuid (id, from, blob) {
