@@ -10,7 +10,10 @@
 // refusal's error cost (about 10 of 11 us at 20 frames deep; a 429 under
 // overload, a 400 for each bad statement).
 class LrsError extends Error {
-  constructor (code, status, message, { headers, cause } = {}) {
+  // `quiet`: a refusal the LRS decides itself (a 503 at once while the
+  // database is away), not a failure to look into: the request's own log
+  // line says it, with no error line for each of thousands.
+  constructor (code, status, message, { headers, cause, quiet = false } = {}) {
     const limit = Error.stackTraceLimit
     if (status < 500) Error.stackTraceLimit = 0
     try {
@@ -22,6 +25,7 @@ class LrsError extends Error {
     this.code = code
     this.status = status
     this.headers = headers
+    this.quiet = quiet
   }
 }
 

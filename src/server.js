@@ -68,7 +68,7 @@ async function startServer (config, { logger = createLogger(config), monitorComm
   const retention = startRetention({ storage, logger, intervalMs: hooks.retentionIntervalMs || config.retentionIntervalS * 1000, now: hooks.now })
   const moreCursor = createMoreCursor(async () => config.cursorKey ||
     storage.settings.getOrCreate('more-cursor-key', crypto.randomBytes(32).toString('base64')))
-  const shedLoad = createLoadShedder({ maxWaitMs: config.maxWaitMs, batcher: services.batcher, writerRestarting: storage.writerRestarting })
+  const shedLoad = createLoadShedder({ maxWaitMs: config.maxWaitMs, batcher: services.batcher, writerRestarting: storage.writerRestarting, databaseDown: services.databaseDown })
   const app = createApp({ config, logger, lifecycle, storage, keysKnown, credentials, lrsIssuer, tokens, consoleSessions, ssoClient, moreCursor, shedLoad, readBodies, instruments, clusterMetrics, ...services })
   const server = http.createServer(app)
   server.keepAliveTimeout = config.keepAliveTimeoutMs

@@ -4,6 +4,7 @@
 // routes use. One place to see what depends on what.
 
 const { createStatementBatcher } = require('./batching/statement-batcher')
+const { errors } = require('./errors')
 const { createStatementValidator } = require('./validation/statement-validator')
 const { createStatementWriter } = require('./resources/statements/store-statements')
 const { createBatchWriter } = require('./resources/statements/write-batch')
@@ -22,18 +23,21 @@ function createServices ({ config, storage, credentials, logger, instruments, ho
   // read back); the forwarder delivers them.
   const upstreams = createUpstreams({ config, storage, credentials, logger })
   const forwarder = createForwarder({ upstreams, timeoutMs: config.forwardTimeoutMs, outbox: storage.outbox, statements: storage.statements, logger })
+  const batchWriter = createBatchWriter({
+    statements: storage.statements,
+    sameStatement: (storedBody, record) => areEquivalent(JSON.parse(storedBody), JSON.parse(record.body), { xapiVersion: record.xapiVersion }),
+    upstreams,
+    marginMs: config.consistencyMarginMs,
+    timeoutMs: config.writeTimeoutMs,
+    logger,
+    hooks
+  })
   const batcher = createStatementBatcher({
-    write: timed(instruments, createBatchWriter({
-      statements: storage.statements,
-      sameStatement: (storedBody, record) => areEquivalent(JSON.parse(storedBody), JSON.parse(record.body), { xapiVersion: record.xapiVersion }),
-      upstreams,
-      marginMs: config.consistencyMarginMs,
-      logger,
-      hooks
-    })),
+    write: timed(instruments, batchWriter.writeBatch),
     maxBatch: config.batchMaxStatements,
     maxInFlight: config.maxInFlightStatements,
     maxConcurrentWrites: config.batchConcurrentWrites,
+    failsQueued: (err) => err.code === errors.DatabaseUnavailable.code,
     logger
   })
   storage.ready.then(() => upstreams.start()).then(() => forwarder.start())
@@ -41,6 +45,7 @@ function createServices ({ config, storage, credentials, logger, instruments, ho
   return {
     validator,
     batcher,
+    databaseDown: batchWriter.databaseDown,
     attachments: storage.attachments,
     documents: storage.documents,
     statementWriter: createStatementWriter({ config, validator, batcher, attachments: storage.attachments }),

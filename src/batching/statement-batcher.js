@@ -8,12 +8,16 @@
 // statements are durably stored. What a write does is not the batcher's
 // business: `write(groups)` gets one group of records per request and
 // returns a Map(group index -> Error) of the requests that failed.
+// A write that fails as a whole with an error for which `failsQueued(err)`
+// holds (the database is unavailable) fails the requests queued behind it
+// too, with that error: each would otherwise wait for its own write to fail
+// the same way, one write after another, however long the client waits.
 
 const { errors } = require('../errors')
 
 const RATE_WINDOW_MS = 2000
 
-function createStatementBatcher ({ write, maxBatch, maxInFlight, maxConcurrentWrites, logger }) {
+function createStatementBatcher ({ write, maxBatch, maxInFlight, maxConcurrentWrites, failsQueued = () => false, logger }) {
   const queue = [] // pending requests: { records, resolve, reject }
   const waiting = new Set() // submit times of the requests not answered yet
   let queuedStatements = 0
@@ -96,6 +100,7 @@ function createStatementBatcher ({ write, maxBatch, maxInFlight, maxConcurrentWr
         waiting.delete(req.submitted)
         req.reject(err)
       }
+      if (failsQueued(err)) failQueue(err)
       return
     }
     batch.forEach((req, i) => {
@@ -103,6 +108,16 @@ function createStatementBatcher ({ write, maxBatch, maxInFlight, maxConcurrentWr
       if (failed.has(i)) req.reject(failed.get(i))
       else req.resolve()
     })
+  }
+
+  function failQueue (err) {
+    while (queue.length) {
+      const req = queue.shift()
+      queuedStatements -= req.records.length
+      inFlight -= req.records.length
+      waiting.delete(req.submitted)
+      req.reject(err)
+    }
   }
 
   // Statements written per second of writing, over the last couple of seconds.

@@ -23,7 +23,7 @@ function errorHandler () {
   return function handleError (err, req, res, next) {
     const known = toLrsError(err)
     if (!known) req.log.error({ err, method: req.method, path: req.path }, 'unhandled error')
-    else if (known.status >= 500) req.log.warn({ err: known.cause || known, code: known.code, method: req.method, path: req.path }, known.message)
+    else if (known.status >= 500 && !known.quiet) req.log.warn({ err: known.cause || known, code: known.code, method: req.method, path: req.path }, known.message)
     const e = known || errors.Internal()
     res.locals.errorCode = e.code
     if (res.headersSent) return res.destroy()

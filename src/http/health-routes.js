@@ -5,13 +5,15 @@ const { errors } = require('../errors')
 
 const HEALTH = {
   200: response('Up.', { content: json(schema('Health')) }),
-  503: response('Down (or shutting down); the reason goes to the log, except `store full`, which is named.', { content: json(schema('Health')) })
+  503: response('Down, with why in a few words (`reason`: `shutting down`, `database unreachable`, `database not ready`, `store full`); the details go to the log.', { content: json(schema('Health')) })
 }
 
 // Liveness: the process answers. Readiness: the database answers and its
-// indexes are ensured; load balancers stop routing here while it fails.
-// Anonymous callers learn up or down and, for a full store, that it is
-// full; never other causes (those go to the log).
+// indexes are ensured; load balancers stop routing here while it fails
+// (a host cut off from the database is drained, the others keep serving).
+// Anonymous callers learn up or down and why in a few fixed words, which
+// tell an operator where to look and nothing of the deployment; the
+// error itself goes to the log.
 function healthRoutes ({ storage, lifecycle, logger }) {
   return [{
     method: 'get',
@@ -29,18 +31,19 @@ function healthRoutes ({ storage, lifecycle, logger }) {
     scope: null,
     responses: HEALTH,
     async handler (req, res) {
-      if (lifecycle.shuttingDown) return res.status(503).json({ status: 'down' })
+      if (lifecycle.shuttingDown) return res.status(503).json({ status: 'down', reason: 'shutting down' })
       let ready = false
-      let reason
+      let reason = 'database not ready' // reachable, its indexes not ensured yet
       try {
         ready = await storage.ping()
       } catch (err) {
-        // A full store is the operator's to mend and says nothing about the
-        // deployment: it is named. Other causes go to the log only.
         if (err.code === errors.StoreFull.code) reason = 'store full'
-        else logger.warn({ err }, 'readiness check: database unreachable')
+        else {
+          reason = 'database unreachable'
+          logger.warn({ err }, 'readiness check: database unreachable')
+        }
       }
-      res.status(ready ? 200 : 503).json({ status: ready ? 'up' : 'down', ...(reason && { reason }) })
+      res.status(ready ? 200 : 503).json(ready ? { status: 'up' } : { status: 'down', reason })
     }
   }]
 }

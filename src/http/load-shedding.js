@@ -26,7 +26,15 @@ const GUESSED_BYTES_PER_STATEMENT = 1000
 // capacity; refusing them then failed requests of a reload that fails none
 // otherwise. They still wait at most LRS_WRITER_WAIT_MS, and the batcher's
 // in-flight bound still holds.
-function createLoadShedder ({ maxWaitMs, batcher, writerRestarting = () => false }) {
+//
+// `databaseDown()`: the last write found the database unreachable
+// (src/resources/statements/write-batch.js). A write then cannot be stored now, and
+// however long the writes ahead of it have waited says nothing of load:
+// it gets 503 with Retry-After at once, not 429 (which tells a client it
+// sent too much), except one at a time that goes through to try the
+// database, so that the first write after it is back finds it, and every
+// write goes through again from then on.
+function createLoadShedder ({ maxWaitMs, batcher, writerRestarting = () => false, databaseDown = () => false }) {
   let admitted = 0 // statements of the writes admitted and not answered yet
 
   function isStatementWrite (req) {
@@ -51,6 +59,9 @@ function createLoadShedder ({ maxWaitMs, batcher, writerRestarting = () => false
   return function shedLoad (req, res, next) {
     if (!isStatementWrite(req)) return next()
     if (writerRestarting()) return next()
+    if (databaseDown() && batcher.statementsInFlight() > 0) {
+      return next(errors.DatabaseUnavailable('the database cannot be reached; retry shortly', { headers: { 'Retry-After': '1' }, quiet: true }))
+    }
     const wait = Math.max(batcher.expectedWaitMs(), admittedWaitMs())
     if (wait <= maxWaitMs) {
       const statements = statementsIn(req)

@@ -217,7 +217,7 @@ function schemas () {
       message: { type: 'string' },
       requestId: { type: 'string', description: 'Also the X-Request-Id header and the log\'s reqId.' }
     }, ['error', 'code', 'message', 'requestId']),
-    Health: object({ status: { enum: ['up', 'down'] }, reason: { enum: ['store full'] } }, ['status']),
+    Health: object({ status: { enum: ['up', 'down'] }, reason: { enum: ['shutting down', 'database unreachable', 'database not ready', 'store full'] } }, ['status']),
     About: object({ version: { type: 'array', items: { type: 'string' } }, extensions: { type: 'object' } }, ['version']),
     Agent: object({
       objectType: { enum: ['Agent', 'Group'] },

@@ -35,7 +35,7 @@ test('an unreachable database gives readiness failure and 503s, and service resu
   await t.test('readiness fails while the database is unreachable, saying down and nothing internal', async () => {
     const ready = await fetch(lrs.url + '/health/ready')
     assert.equal(ready.status, 503)
-    assert.deepEqual(await ready.json(), { status: 'down' })
+    assert.deepEqual(await ready.json(), { status: 'down', reason: 'database unreachable' })
   })
 
   await t.test('statement requests get 503 with a clear JSON message, not a crash', async () => {

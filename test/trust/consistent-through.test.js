@@ -31,7 +31,8 @@ async function pollRound (lrs, { verb, since }) {
 test('a write that becomes visible late is not skipped by a client syncing with since = Consistent-Through', async () => {
   const write = gate()
   let holdNext = false
-  const env = { LRS_CONSISTENCY_MARGIN_MS: '200' }
+  // one machine's clock: no skew between hosts to allow for (LRS_CLOCK_SKEW_MS; test/hosts/ has several)
+  const env = { LRS_CONSISTENCY_MARGIN_MS: '200', LRS_CLOCK_SKEW_MS: '0' }
   const a = await startLrs(env, { hooks: { beforeStore: async () => { if (holdNext) { holdNext = false; await write.wait() } } } })
   const b = await startLrs({ ...env, ...a.storeEnv })
   const verb = `http://example.com/verbs/${crypto.randomUUID()}`

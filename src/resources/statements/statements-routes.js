@@ -192,10 +192,12 @@ function statementsRoutes ({ config, validator, statementWriter, statementReader
 
 // Communication 2.1.3: X-Experience-API-Consistent-Through on every
 // statements response, errors included (see write-batch.js for why "now
-// minus the margin" holds on every worker).
+// minus the margin" holds on every worker, and minus the clock skew
+// bound on every host).
 function consistentThrough (config) {
+  const behindMs = config.consistencyMarginMs + config.clockSkewMs
   return function setConsistentThrough (req, res, next) {
-    const through = new Date(Date.now() - config.consistencyMarginMs)
+    const through = new Date(Date.now() - behindMs)
     res.locals.consistentThrough = through
     res.setHeader('X-Experience-API-Consistent-Through', through.toISOString())
     next()

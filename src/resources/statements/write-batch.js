@@ -11,7 +11,25 @@
 // or stalled database) is given a new `stored` before any of its requests
 // is answered, and again until one write fits in the margin. A reader that
 // was told "consistent through C" therefore saw every statement stored at
-// or before C, on whichever worker it was written.
+// or before C, on whichever worker it was written. On several hosts each
+// stamps `stored` by its own clock: readers subtract LRS_CLOCK_SKEW_MS
+// too (statements-routes.js), so a host whose clock is behind by up to
+// that much is covered as well.
+//
+// A write gets LRS_WRITE_TIMEOUT_MS to finish; past it its requests get
+// 503 (the database is unavailable, or cut off from this host) and the
+// batcher moves on, while the write itself goes on to its end in the
+// background (restamps included) with its outcome logged: its statements
+// may be stored, which a client's retry with the same ids is told.
+//
+// `databaseDown()` says whether the latest write to have ended found the
+// database unreachable (DatabaseUnavailable, the deadline included): while
+// it holds, the load shedder answers new writes 503 at once instead of
+// queuing them (src/http/load-shedding.js), and the first write stored
+// says the database is back. Latest by start: a write begun before the
+// database went away and failing only after its return (its connection
+// was lost with it) says nothing of now, and once taken for news it kept
+// a host refusing for seconds after the database was back.
 
 const { errors } = require('../../errors')
 const { unqualify } = require('../../stores/store-keys')
@@ -19,8 +37,36 @@ const { unqualify } = require('../../stores/store-keys')
 const MAX_RESTAMPS = 3
 
 // `upstreams`: where statements are forwarded (src/forwarding/upstreams.js).
-function createBatchWriter ({ statements, sameStatement, upstreams, marginMs, logger, hooks = {} }) {
-  return async function writeBatch (groups) {
+function createBatchWriter ({ statements, sameStatement, upstreams, marginMs, timeoutMs, logger, hooks = {} }) {
+  let down = false
+  let started = 0 // writes begun
+  let decidedBy = -1 // the write whose outcome `down` is
+  const outcome = (n, err) => {
+    if (n < decidedBy) return
+    decidedBy = n
+    down = Boolean(err && err.code === errors.DatabaseUnavailable.code)
+  }
+
+  function writeBatch (groups) {
+    const n = started++
+    const write = store(groups)
+    write.then(() => outcome(n), (err) => outcome(n, err))
+    let timer
+    const late = new Promise((resolve, reject) => {
+      timer = setTimeout(() => {
+        reject(errors.DatabaseUnavailable(`the database did not store the statements within ${timeoutMs} ms; retry shortly (statements with the same ids are answered as stored if they were)`))
+        const statementCount = groups.reduce((n, g) => n + g.length, 0)
+        write.then(() => logger.warn({ statements: statementCount, timeoutMs }, 'a batch answered 503 past LRS_WRITE_TIMEOUT_MS was stored afterwards'),
+          (err) => logger.warn({ err, statements: statementCount, timeoutMs }, 'a batch answered 503 past LRS_WRITE_TIMEOUT_MS failed afterwards'))
+      }, timeoutMs)
+    })
+    return Promise.race([write, late]).catch((err) => {
+      outcome(n, err)
+      throw err
+    }).finally(() => clearTimeout(timer))
+  }
+
+  async function store (groups) {
     const forwardTo = await upstreams.forwardTo().catch((err) => { throw errors.DatabaseUnavailable(undefined, { cause: err }) })
     let stored = new Date()
     if (hooks.beforeStore) await hooks.beforeStore(groups.flat().map((r) => unqualify(r.id)))
@@ -36,6 +82,8 @@ function createBatchWriter ({ statements, sameStatement, upstreams, marginMs, lo
     }
     return new Map([...failed].map(([group, id]) => [group, errors.ConflictingStatement(`statement ${unqualify(id)} already exists with different content`)]))
   }
+
+  return { writeBatch, databaseDown: () => down }
 }
 
 module.exports = { createBatchWriter }

@@ -5,15 +5,36 @@
 // crashes a worker: operations fail fast (server selection timeout) and
 // storage turns that into DatabaseUnavailable (503) until it is back.
 
-const { MongoClient } = require('mongodb')
+const { MongoClient, MongoNetworkTimeoutError } = require('mongodb')
 const { ensureIndexes } = require('./indexes')
 const { recordMboxCase } = require('./settings')
 
 const SERVER_SELECTION_TIMEOUT_MS = 5000
+// Readiness asks the database this long at most: a host cut off from it
+// (packets dropped, no refusal) would otherwise wait on a pooled connection
+// until the socket timeout.
+const PING_TIMEOUT_MS = 2000
+// The driver waits without end by default for an answer on a connection
+// and for a free connection: a request sent as the database went away (or
+// a host was cut off from it) then waited for ever, and with it every
+// statement write queued behind it on that worker (issue 55: 429s for
+// minutes after the database was back). Past the longest the LRS itself
+// waits (a query's deadline, a write's), the connection is given up.
+const SOCKET_SLACK_MS = 5000
+// How often the driver checks each server (its default: 10 s). A host
+// finds the database back on its next check, or on a write's own attempt:
+// once a second keeps a host that was cut off or outlived an outage from
+// waiting for the check (measured: up to 3 s after the database's return
+// through a TCP proxy, which accepts and then drops the connections while
+// the database is away). One small command a second per worker.
+const HEARTBEAT_MS = 1000
 
 function connect (config, logger, { monitorCommands = false } = {}) {
   const client = new MongoClient(config.mongodbUri, {
     serverSelectionTimeoutMS: SERVER_SELECTION_TIMEOUT_MS,
+    socketTimeoutMS: Math.max(config.queryTimeoutMs, config.writeTimeoutMs) + SOCKET_SLACK_MS,
+    waitQueueTimeoutMS: config.writeTimeoutMs,
+    heartbeatFrequencyMS: HEARTBEAT_MS,
     maxPoolSize: config.mongodbPoolSize,
     retryWrites: true,
     ignoreUndefined: true,
@@ -51,7 +72,15 @@ function connect (config, logger, { monitorCommands = false } = {}) {
     ready,
     get engine () { return state.engine },
     async ping () {
-      await db.command({ ping: 1 }, { maxTimeMS: 2000 })
+      let timer
+      const late = new Promise((resolve, reject) => {
+        timer = setTimeout(() => reject(new MongoNetworkTimeoutError(`the database did not answer a ping within ${PING_TIMEOUT_MS} ms`)), PING_TIMEOUT_MS)
+      })
+      try {
+        await Promise.race([db.command({ ping: 1 }, { maxTimeMS: PING_TIMEOUT_MS }), late])
+      } finally {
+        clearTimeout(timer)
+      }
       return state.indexesReady
     },
     async close () {

@@ -13,6 +13,7 @@ const { errors } = require('../../errors')
 const LOCK_TTL_MS = 10000
 const RETRY_MS = 2
 const MAX_WAIT_MS = 15000
+const RELEASE_RETRY_MS = 200
 
 // `maxWaitMs`: tests shorten the wait.
 function idLocks (db, { maxWaitMs = MAX_WAIT_MS } = {}) {
@@ -37,13 +38,28 @@ function idLocks (db, { maxWaitMs = MAX_WAIT_MS } = {}) {
     }
   }
 
+  // A lock whose release failed (the database went away while it was held)
+  // is released again as soon as the database answers, rather than left to
+  // expire: every write of that id would wait out LOCK_TTL_MS for it, and
+  // after an outage the clients' retries are exactly such writes.
+  function releaseLater (id, owner) {
+    const until = Date.now() + LOCK_TTL_MS
+    const attempt = () => col.deleteOne({ _id: id, owner }).catch(() => {
+      if (Date.now() < until) setTimeout(attempt, RELEASE_RETRY_MS).unref()
+    })
+    setTimeout(attempt, RELEASE_RETRY_MS).unref()
+  }
+
   return {
     async withLock (id, fn) {
       const owner = await acquire(id)
       try {
         return await fn()
       } finally {
-        await col.deleteOne({ _id: id, owner })
+        await col.deleteOne({ _id: id, owner }).catch((err) => {
+          releaseLater(id, owner)
+          throw err
+        })
       }
     }
   }

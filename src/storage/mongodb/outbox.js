@@ -47,13 +47,18 @@ function outboxRepository (db, { queryTimeoutMs, isFerret, locks }) {
   return {
     enqueue,
     // Takes up to `limit` entries of an upstream whose lease has expired and
-    // leases them. Two workers may occasionally take the same entry; that
-    // only re-sends a statement with its id, which upstream LRSs deduplicate.
+    // leases them, under a lock per upstream: between the read and the
+    // lease another worker (of this host or another) would read the same
+    // entries and send them too, and every statement reaches an upstream
+    // once in the normal case (issue 55). Only entries whose lease ran out
+    // (their worker died mid-delivery) are sent again.
     async lease (upstream, { limit, leaseMs }) {
-      const rows = await col.find({ upstream, leaseUntil: { $lt: new Date() } }, { limit, ...read }).toArray()
-      if (!rows.length) return []
-      await entries.updateMany(rows.map((r) => r._id), { leaseUntil: new Date(Date.now() + leaseMs) })
-      return rows.map(toEntry)
+      return locks.withLock(`outbox-lease ${upstream}`, async () => {
+        const rows = await col.find({ upstream, leaseUntil: { $lt: new Date() } }, { limit, ...read }).toArray()
+        if (!rows.length) return []
+        await entries.updateMany(rows.map((r) => r._id), { leaseUntil: new Date(Date.now() + leaseMs) })
+        return rows.map(toEntry)
+      })
     },
     // Gives leased entries back (after a failed delivery), to be taken
     // again after `delayMs`.

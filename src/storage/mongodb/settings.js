@@ -18,7 +18,7 @@ async function recordMboxCase (db) {
   await insertManyReportingDuplicates(col, [{ _id: MBOX_CASE, value: statement || document ? 'whole' : 'domain' }])
 }
 
-function settingsRepository (db, { queryTimeoutMs }) {
+function settingsRepository (db, { queryTimeoutMs, locks }) {
   const col = db.collection('settings')
   return {
     // How this database keys mboxes, 'domain' or 'whole' (recordMboxCase).
@@ -34,20 +34,24 @@ function settingsRepository (db, { queryTimeoutMs }) {
       return row.value
     },
     // The lease `name` for `holder` until `ms` from now, unless another
-    // holder's has not run out: true when held. (On FerretDB a filtered
-    // update is not atomic, so two processes may both take one that ran
-    // out at once: what a lease guards must bear being done twice.)
+    // holder's has not run out: true when held. Read and renewed under a
+    // lock (locks.js): on FerretDB a filtered update is not atomic, and two
+    // hosts taking a lease that ran out at once both ran what it guards.
     async takeLease (name, holder, ms) {
       const _id = 'lease:' + name
-      const now = Date.now()
-      try {
-        await col.insertOne({ _id, holder, until: now + ms })
+      return locks.withLock(_id, async () => {
+        const now = Date.now()
+        try {
+          await col.insertOne({ _id, holder, until: now + ms })
+          return true
+        } catch (err) {
+          if (err.code !== DUPLICATE_KEY) throw err
+        }
+        const lease = await col.findOne({ _id }, { maxTimeMS: queryTimeoutMs })
+        if (lease.holder !== holder && lease.until >= now) return false
+        await col.updateOne({ _id }, { $set: { holder, until: now + ms } })
         return true
-      } catch (err) {
-        if (err.code !== DUPLICATE_KEY) throw err
-      }
-      const { matchedCount } = await col.updateOne({ _id, $or: [{ until: { $lt: now } }, { holder }] }, { $set: { holder, until: now + ms } })
-      return matchedCount === 1
+      })
     }
   }
 }
