@@ -89,11 +89,18 @@ function waitForPort (port, { timeoutMs, child }) {
   })
 }
 
-async function startFerretDB ({ dataDir, port, timeoutMs = 30000 }) {
+// The command line of a FerretDB keeping its files in `dataDir` and
+// listening on `listen` (address:port): { file, args }.
+function ferretdbCommand ({ dataDir, listen }) {
   fs.mkdirSync(dataDir, { recursive: true })
   const file = ensureFerretDB()
   const args = ['--handler=sqlite', `--sqlite-url=file:${path.resolve(dataDir)}/`, `--state-dir=${path.resolve(dataDir)}`,
-    `--listen-addr=127.0.0.1:${port}`, '--debug-addr=-', '--telemetry=disable', '--log-level=error', '--log-format=json']
+    `--listen-addr=${listen}`, '--debug-addr=-', '--telemetry=disable', '--log-level=error', '--log-format=json']
+  return { file, args }
+}
+
+async function startFerretDB ({ dataDir, port, timeoutMs = 30000 }) {
+  const { file, args } = ferretdbCommand({ dataDir, listen: `127.0.0.1:${port}` })
   // an interrupted test run leaves no server behind
   const child = spawn(...diesWithParent(file, args), { stdio: 'ignore' })
   await waitForPort(port, { timeoutMs, child })
@@ -108,6 +115,6 @@ async function startFerretDB ({ dataDir, port, timeoutMs = 30000 }) {
   }
 }
 
-module.exports = { startFerretDB, ferretdbAvailable }
+module.exports = { startFerretDB, ferretdbAvailable, ferretdbCommand }
 
 if (require.main === module) process.stdout.write(ensureFerretDB() + '\n')
