@@ -6,6 +6,7 @@
 const express = require('express')
 const { requestContext } = require('./http/request-context')
 const { healthRoutes } = require('./http/health-routes')
+const { rootRoute } = require('./http/root-route')
 const { untilReady } = require('./http/until-ready')
 const { cors } = require('./http/cors')
 const { xapiVersion, fallbackVersion } = require('./http/xapi-version')
@@ -43,7 +44,7 @@ function createApp (deps) {
   // Basic credentials and bearer tokens (auth/authenticate.js)
   const authenticator = createAuthenticator({ config, credentials, tokens: deps.tokens, sessions: deps.consoleSessions })
   const table = createRouteTable({ authenticator, validator, storeNamed: directory.byId })
-  const operations = table.router('', [...healthRoutes(deps), openapiRoute(() => openapiJson), ...metricsRoutes(deps)], { tag: 'Operations' })
+  const operations = table.router('', [rootRoute(), ...healthRoutes(deps), openapiRoute(() => openapiJson), ...metricsRoutes(deps)], { tag: 'Operations' })
   const xapiGroup = { cors: true, head: true, parameters: [ref('parameters', 'XapiVersion')] }
   const about = table.router('/xapi', aboutRoutes(deps), { cors: true, head: true })
   const resources = table.router('/xapi', xapiResourceRoutes(deps), {

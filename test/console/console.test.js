@@ -666,3 +666,45 @@ test('the console signs in through a token (so also with LRS_BASIC_AUTH=off) and
   assert.equal(await page.$eval('#nav', (e) => e.hidden), true)
   assert.deepEqual(seen.errors, [])
 })
+
+// Issue 55: the LRS's bare address is where a person given it starts.
+const BROWSER_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8'
+
+test('GET /: a browser is sent to the console; an API client gets the links to the console, the API docs, /openapi.json and /xapi/about, each of which answers', async () => {
+  const lrs = await startLrs()
+  const asked = (accept) => fetch(lrs.url + '/', { redirect: 'manual', headers: accept ? { accept } : {} })
+
+  const browser = await asked(BROWSER_ACCEPT)
+  assert.equal(browser.status, 302)
+  assert.equal(browser.headers.get('location'), '/console/')
+  assert.match(browser.headers.get('vary'), /Accept/)
+
+  for (const accept of ['application/json', '*/*', null]) {
+    const res = await asked(accept)
+    assert.equal(res.status, 200, `Accept: ${accept}`)
+    assert.match(res.headers.get('content-type'), /^application\/json/)
+    assert.match(res.headers.get('vary'), /Accept/)
+    const { links } = await res.json()
+    assert.deepEqual(Object.keys(links).sort(), ['about', 'console', 'docs', 'openapi'])
+    for (const [name, path] of Object.entries(links)) {
+      const target = await fetch(new URL(path, lrs.url))
+      await target.arrayBuffer()
+      assert.equal(target.status, 200, `${name}: ${path}`)
+    }
+  }
+  // the document describes it, from its declaration
+  const doc = await (await fetch(lrs.url + '/openapi.json')).json()
+  assert.deepEqual(Object.keys(doc.paths['/'].get.responses).filter((s) => s < 400), ['200', '302'])
+})
+
+test('opening the LRS\'s address in a browser lands on the console\'s sign-in', { skip: browserSkip() }, async (t) => {
+  const browser = await launchBrowser()
+  t.after(() => browser.close())
+  const lrs = await startLrs()
+  const { page, seen } = await watchedPage(browser)
+  const res = await page.goto(lrs.url + '/', { waitUntil: 'load' })
+  assert.equal(res.status(), 200)
+  assert.equal(page.url(), lrs.url + '/console/')
+  await page.waitForSelector('#sign-in input[name=key]')
+  assert.deepEqual(seen.errors, [])
+})

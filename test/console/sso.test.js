@@ -67,7 +67,7 @@ async function signedInSession (browser, lrs, login) {
 }
 
 test('console single sign-on: a person of an allowed group signs in at the provider, the session is an HttpOnly Secure SameSite=Strict cookie, CSRF is required, sign-out ends it everywhere', { skip: browserSkip() }, async (t) => {
-  const { lrs, ssoEnv } = await ssoLrs()
+  const { op, lrs, ssoEnv } = await ssoLrs()
   const second = await startLrs({ ...ssoEnv, ...lrs.storeEnv }) // another worker of the same LRS
   assert.equal((await lrs.client('/statements', { method: 'POST', body: statement() })).status, 200)
   const browser = await launchBrowser()
@@ -80,6 +80,9 @@ test('console single sign-on: a person of an allowed group signs in at the provi
   await signInAtProvider(page, 'ada')
   await page.waitForSelector('#nav:not([hidden])')
   assert.equal(await page.$eval('#who-key', (e) => e.textContent), 'Signed in as Ada Lovelace')
+  // the code was redeemed with client_secret_basic, as docs/configuration.md
+  // says (the provider takes nothing else: test/helpers/openid-provider.js)
+  assert.equal(op.refusedPosts(), 0)
   await page.waitForSelector('#store-choice:not([hidden])') // stores/admin from the group
 
   // the cookie, and nothing the page's script can read
@@ -140,6 +143,13 @@ test('console single sign-on: no allowed group is refused with a reason; a group
   await page.waitForFunction(() => /not in a group that may use this console/.test(document.getElementById('sign-in-error').textContent))
   assert.equal(await page.$eval('#nav', (e) => e.hidden), true)
   assert.ok(!(await page.cookies(lrs.url)).some((c) => c.name === '__Host-lrs-console'))
+  // `?sso=` is looked up in the page's own list: the names every object
+  // inherits are no reason, and show nothing
+  for (const word of ['constructor', '__proto__', 'toString', 'hasOwnProperty']) {
+    await page.goto(`${lrs.url}/console/?sso=${word}`)
+    await page.waitForSelector('#sso:not([hidden])') // the page's script has read the address
+    assert.equal(await page.$eval('#sign-in-error', (e) => e.textContent), '', `?sso=${word}`)
+  }
 
   const { state, cookie, page: carols } = await signedInSession(browser, lrs, 'carol')
   assert.equal(state.store, 'acme')
@@ -182,4 +192,28 @@ test('console sessions end after LRS_CONSOLE_SESSION_IDLE_S without a request an
   }
   offset += 40 * 1000 // 1,210 s after the sign-in
   assert.equal(await busy(), 401, 'past the absolute time, in use or not')
+})
+
+test('with LRS_CONSOLE_SESSION_IDLE_S=60 (the least allowed), a session used every 10 s goes on; the expiresAt it reports is when it ends', { skip: browserSkip() }, async (t) => {
+  let offset = 0
+  const { lrs } = await ssoLrs({ LRS_CONSOLE_SESSION_IDLE_S: '60' }, { hooks: { now: () => Date.now() + offset } })
+  const browser = await launchBrowser()
+  t.after(() => browser.close())
+  const { state, cookie } = await signedInSession(browser, lrs, 'ada')
+  const use = () => fetch(lrs.url + '/admin/credentials', { headers: { cookie, 'X-CSRF-Token': state.csrf } }).then((r) => r.status)
+  const reportedEnd = async () => Date.parse((await (await fetch(lrs.url + '/console/sso', { headers: { cookie } })).json()).expiresAt)
+  const at = (ms) => { offset = ms - Date.now() } // the LRS's clock reads ms
+
+  for (let i = 1; i <= 18; i++) {
+    offset += 10 * 1000
+    assert.equal(await use(), 200, `${10 * i} s after the sign-in, used every 10 s`)
+  }
+  // alive a second before the end it reported (which moves it on), gone a
+  // second after the end reported then; asked 5 s after a use, which need
+  // not have been written (uses are written a tenth of the idle time apart)
+  offset += 5 * 1000
+  at(await reportedEnd() - 1000)
+  assert.equal(await use(), 200, 'a second before its expiresAt')
+  at(await reportedEnd() + 1000)
+  assert.equal(await use(), 401, 'a second after its expiresAt')
 })

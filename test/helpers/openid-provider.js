@@ -9,7 +9,8 @@
 //   client credentials grant), keys (its private JWKs, the signing one
 //   first), rotate() (a new signing key: the provider publishes and signs
 //   with it from now on, the old one still published), stop(), start()
-//   (serve again on the same port), fetches() (requests for its keys) }
+//   (serve again on the same port), fetches() (requests for its keys),
+//   refusedPosts() (token requests refused for not using Basic) }
 //
 // Its access tokens are JWTs (RFC 9068) for the resource AUDIENCE with the
 // scopes SCOPES, and carry `lrs_store` when the client's metadata names one.
@@ -19,6 +20,12 @@
 // password); `accounts` gives each login its claims ({ ada: { name,
 // groups, lrs_store } }), released with the scopes `profile`, `groups`
 // and `lrs` through userinfo.
+//
+// Clients authenticate at the token endpoint with HTTP Basic only
+// (client_secret_basic, the method the LRS's docs promise): node-oidc-provider
+// would also take the secret in the form (client_secret_post), which a
+// stricter provider refuses, so this one refuses it too. `refusedPosts()`
+// counts the token requests refused for it.
 
 const http = require('node:http')
 const crypto = require('node:crypto')
@@ -40,9 +47,15 @@ async function startProvider ({ clients = [], accounts = {} } = {}) {
   let provider = null
   let fetches = 0
   let serving = true
+  let refusedPosts = 0
   const server = http.createServer((req, res) => {
     if (!serving) { res.statusCode = 503; return res.end() }
     if (req.url.startsWith('/jwks')) fetches++
+    if (req.method === 'POST' && req.url.split('?')[0] === '/token' && !/^Basic /i.test(req.headers.authorization || '')) {
+      refusedPosts++
+      res.writeHead(401, { 'content-type': 'application/json', 'www-authenticate': 'Basic realm="openid-provider"' })
+      return res.end(JSON.stringify({ error: 'invalid_client', error_description: 'this provider takes client_secret_basic only' }))
+    }
     provider.callback()(req, res)
   })
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve))
@@ -56,6 +69,7 @@ async function startProvider ({ clients = [], accounts = {} } = {}) {
             client_secret: c.secret || 'provider-client-secret-' + c.clientId,
             grant_types: ['authorization_code'],
             response_types: ['code'],
+            token_endpoint_auth_method: 'client_secret_basic',
             redirect_uris: c.redirectUris,
             post_logout_redirect_uris: c.postLogoutRedirectUris || []
           }
@@ -123,7 +137,8 @@ async function startProvider ({ clients = [], accounts = {} } = {}) {
     },
     stop,
     start: () => { serving = true },
-    fetches: () => fetches
+    fetches: () => fetches,
+    refusedPosts: () => refusedPosts
   }
 }
 

@@ -79,9 +79,13 @@ test('forged, altered and misdirected tokens are all 401 invalid_token, the reas
   // refusal below is for its own reason.
   assert.equal((await withToken(lrs, await sign(claims)).xapi('/statements')).status, 200)
 
+  // a clock up to LRS_OIDC_CLOCK_TOLERANCE_S (30 s) ahead of the LRS's is allowed
+  assert.equal((await withToken(lrs, await sign({ ...claims, iat: now + 20, exp: now + 620 })).xapi('/statements')).status, 200)
+
   const forged = {
     'expired': await sign({ ...claims, iat: now - 1200, exp: now - 120 }),
     'not valid yet': await sign({ ...claims, nbf: now + 600 }),
+    'issued an hour from now': await sign({ ...claims, iat: now + 3600, exp: now + 4200 }),
     'no expiry': await sign((({ exp, ...rest }) => rest)(claims)),
     'another issuer': await sign({ ...claims, iss: 'https://evil.example.org' }),
     'another audience': await sign({ ...claims, aud: 'https://other.example.org' }),
@@ -107,6 +111,8 @@ test('forged, altered and misdirected tokens are all 401 invalid_token, the reas
       assertInvalidToken(await lrs.http(path, { auth: null, headers: { Authorization: `Bearer ${token}`, 'X-Experience-API-Version': '1.0.3' } }), `${why} on ${path}`)
     }
   }
+  const future = await withToken(lrs, forged['issued an hour from now']).xapi('/statements')
+  assert.match(future.headers.get('www-authenticate'), /error_description="the token was issued in the future"/)
   // a request with no credentials at all still asks for Basic
   const none = await lrs.client('/statements', { auth: null })
   assert.equal(none.status, 401)
@@ -304,7 +310,7 @@ test('POST /oauth/token: a credential\'s key and secret buy a token of its scope
   }
 })
 
-test('the LRS\'s own tokens: forged key ids, its key used for another issuer, and a token past its lifetime are 401', async () => {
+test('the LRS\'s own tokens: forged key ids, its key used for another issuer, a token past its lifetime and one issued in the future are 401', async () => {
   const lrs = await startLrs()
   const real = await lrs.token()
   const claims = jose.decodeJwt(real)
@@ -327,6 +333,9 @@ test('the LRS\'s own tokens: forged key ids, its key used for another issuer, an
   const now = Math.floor(Date.now() / 1000)
   assert.equal((await withToken(lrs, await ownSign({ ...claims, jti: 'fresh' })).xapi('/statements')).status, 200)
   forged['past its lifetime'] = await ownSign({ ...claims, iat: now - 7200, exp: now - 3600 })
+  // iat within LRS_OIDC_CLOCK_TOLERANCE_S (30 s) of the LRS's clock passes; an hour ahead does not
+  assert.equal((await withToken(lrs, await ownSign({ ...claims, iat: now + 20, exp: now + 20 + 3600, jti: 'a clock 20 s ahead' })).xapi('/statements')).status, 200)
+  forged['issued an hour from now'] = await ownSign({ ...claims, iat: now + 3600, exp: now + 7200 })
   forged['for another audience'] = await ownSign({ ...claims, aud: 'https://other.example.org' })
   forged['naming a credential that does not exist'] = await ownSign({ ...claims, sub: 'nobody' })
   for (const [why, token] of Object.entries(forged)) assertInvalidToken(await withToken(lrs, token).xapi('/statements'), why)

@@ -277,6 +277,40 @@ test('a store written before stores is the default store after the upgrade: its 
   assert.deepEqual((await lrs.client(state)).json, { old: true })
 })
 
+// Issue 55: the default store says when the LRS first made its data, on
+// either engine, and keeps saying it after a restart and a rename.
+test('the default store\'s createdAt is when the LRS first made its data; a restart or a rename keeps it', async () => {
+  const before = Date.now()
+  const first = await startLrs()
+  const started = Date.now()
+  const createdAt = async (lrs) => (await lrs.http('/admin/stores')).json.stores.find((s) => s.id === 'default').createdAt
+  const made = await createdAt(first)
+  assert.equal(typeof made, 'string', 'a time, not null')
+  // SQLite keeps milliseconds, so does MongoDB: within the start
+  assert.ok(Date.parse(made) >= before && Date.parse(made) <= started, `${made} between ${new Date(before).toISOString()} and ${new Date(started).toISOString()}`)
+  assert.equal((await first.http('/admin/stores/default')).json.createdAt, made)
+  const env = { ...first.storeEnv }
+  await first.close({ graceMs: 0 })
+
+  const again = await startLrs(env)
+  assert.equal(await createdAt(again), made, 'the same after a restart')
+  assert.equal((await again.http('/admin/stores/default', { method: 'PUT', body: { name: 'Our courses' } })).status, 200)
+  assert.equal(await createdAt(again), made, 'the same after a rename')
+  if (again.engine !== 'mongodb') return
+
+  // a database of an LRS that did not record it: the earliest time it
+  // kept, its oldest credential's (here the bootstrap one's)
+  await again.close({ graceMs: 0 })
+  const oldest = new Date('2024-03-01T10:00:00.000Z')
+  await withDatabase(env, async (db) => {
+    await db.collection('settings').deleteOne({ _id: 'created_at' })
+    await db.collection('credentials').updateOne({ _id: ADMIN.user }, { $set: { createdAt: oldest } })
+    await db.collection('stores').updateOne({ _id: 'default' }, { $set: { createdAt: null } })
+  })
+  const upgraded = await startLrs(env)
+  assert.equal(await createdAt(upgraded), oldest.toISOString())
+})
+
 async function withDatabase (env, fn) {
   const { MongoClient } = require('mongodb')
   const client = new MongoClient(env.MONGODB_URI)

@@ -22,6 +22,7 @@
 const crypto = require('node:crypto')
 const jose = require('jose')
 const { TokenRefusal, refusalOfJoseError } = require('./token-refusal')
+const { assertIssuedBefore } = require('./token-claims')
 const { covers } = require('../scopes')
 
 const ALGORITHM = 'ES256'
@@ -92,6 +93,7 @@ function createLrsIssuer ({ config, settings, credentials, now = Date.now }) {
     } catch (err) {
       throw refusalOfJoseError(err) || err
     }
+    assertIssuedBefore(payload, { nowMs: now(), toleranceS: config.oidcClockToleranceS })
     const credential = await credentials.lookup(payload.sub)
     if (!credential) throw new TokenRefusal('the credential the token was given to no longer exists', `credential ${payload.sub} is gone`)
     if (payload.scope === undefined) return { credential, scopes: credential.scopes }

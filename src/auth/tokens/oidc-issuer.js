@@ -15,11 +15,13 @@
 // What a token must be: signed by one of the issuer's keys with an
 // asymmetric algorithm the issuer lists (never `none`, never HMAC, so a
 // public key cannot be used as an HMAC secret), with the issuer's `iss`,
-// the configured `aud`, and an `exp` still to come. jose never follows a
-// token's own `jku`, `x5u` or embedded `jwk`: the keys are the issuer's.
+// the configured `aud`, an `exp` still to come and an `iat` already past
+// (both within the clock tolerance). jose never follows a token's own
+// `jku`, `x5u` or embedded `jwk`: the keys are the issuer's.
 
 const jose = require('jose')
 const { TokenRefusal, refusalOfJoseError } = require('./token-refusal')
+const { assertIssuedBefore } = require('./token-claims')
 const { isTrustedUrl } = require('../../config')
 
 const ASYMMETRIC = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519']
@@ -77,13 +79,16 @@ function createOidcIssuer ({ issuer, audience, clockToleranceS, logger, now = Da
   }
 
   async function verifyWith ({ set }, token) {
+    const t = now() // one clock for exp, nbf and iat
     const { payload } = await jose.jwtVerify(token, set, {
       issuer,
       audience,
       algorithms: metadata.algorithms,
       clockTolerance: clockToleranceS,
+      currentDate: new Date(t),
       requiredClaims: ['exp']
     })
+    assertIssuedBefore(payload, { nowMs: t, toleranceS: clockToleranceS })
     return payload
   }
 

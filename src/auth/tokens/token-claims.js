@@ -5,6 +5,7 @@
 // their own ways; the configuration says which claim holds what.
 
 const { KNOWN_SCOPES } = require('../scopes')
+const { TokenRefusal } = require('./token-refusal')
 
 // The LRS's scopes among the claim's values (a space-separated string as in
 // RFC 8693 `scope`, or an array as in `scp` and `roles`), prefix taken off;
@@ -30,10 +31,20 @@ function clientOf (claims) {
   return null
 }
 
+// Throws unless the token's `iat` (when it has one) is no later than
+// `toleranceS` past `nowMs`. jose checks `iat` only along with a maximum
+// age, so a token stamped an hour ahead (a forger's, or an issuer's clock
+// gone wrong) would pass; the clock tolerance is the only leeway promised
+// (LRS_OIDC_CLOCK_TOLERANCE_S), as for `exp` and `nbf`.
+function assertIssuedBefore (claims, { nowMs, toleranceS }) {
+  const ahead = claims.iat - nowMs / 1000
+  if (ahead > toleranceS) throw new TokenRefusal('the token was issued in the future', `iat is ${Math.round(ahead)} s ahead of this LRS's clock`)
+}
+
 // A value fit for an RFC 6750 error_description: printable ASCII without
 // `"` or `\`.
 function describable (text) {
   return String(text).replace(/[^\x20\x21\x23-\x5b\x5d-\x7e]/g, '?').slice(0, 200)
 }
 
-module.exports = { scopesOf, clientOf, describable }
+module.exports = { scopesOf, clientOf, describable, assertIssuedBefore }

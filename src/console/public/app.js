@@ -185,18 +185,19 @@ document.getElementById('sign-out').addEventListener('click', async () => {
 })
 
 // What `?sso=` (the sign-in's way back, sso-routes.js) means: a fixed list,
-// never the address's own text.
-const SSO_REFUSALS = {
-  'not-allowed': 'Your account is not in a group that may use this console.',
-  'no-store': 'Your account names a store this LRS does not have.',
-  expired: 'The sign-in took too long or was started elsewhere: try again.',
-  failed: 'The sign-in with your organisation did not succeed: try again, or ask the LRS\'s operator (the LRS\'s log says why).'
-}
+// never the address's own text. A Map, so that a word every object
+// inherits (`constructor`, `__proto__`) is no entry of it.
+const SSO_REFUSALS = new Map([
+  ['not-allowed', 'Your account is not in a group that may use this console.'],
+  ['no-store', 'Your account names a store this LRS does not have.'],
+  ['expired', 'The sign-in took too long or was started elsewhere: try again.'],
+  ['failed', 'The sign-in with your organisation did not succeed: try again, or ask the LRS\'s operator (the LRS\'s log says why).']
+])
 
 // A single sign-on session of this browser is taken up at once; without
 // one, the sign-in page offers single sign-on where it is configured.
 async function resumeSso () {
-  const refusal = SSO_REFUSALS[new URLSearchParams(window.location.search).get('sso')]
+  const refusal = SSO_REFUSALS.get(new URLSearchParams(window.location.search).get('sso'))
   if (refusal) document.getElementById('sign-in-error').textContent = refusal
   let sso
   try {

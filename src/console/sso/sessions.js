@@ -13,8 +13,11 @@
 // the first place.
 //
 // A session ends after LRS_CONSOLE_SESSION_IDLE_S without a request and
-// LRS_CONSOLE_SESSION_MAX_S after its sign-in. Its last use is written at
-// most once a minute per worker (what the idle time is measured from).
+// LRS_CONSOLE_SESSION_MAX_S after its sign-in. Its last use (what the idle
+// time is measured from) is written at most once a minute per worker, or
+// once a tenth of the idle time where that is shorter: a session in use
+// never ends for a use not written yet. Its `expiresAt` is counted from the
+// use written, so it says when the session ends if not used again.
 
 const crypto = require('node:crypto')
 const { errors } = require('../../errors')
@@ -30,6 +33,7 @@ const hashOf = (id) => crypto.createHash('sha256').update(id).digest('base64url'
 function createConsoleSessions ({ config, repository, now = Date.now }) {
   const idleMs = config.consoleSessionIdleS * 1000
   const maxMs = config.consoleSessionMaxS * 1000
+  const touchEveryMs = Math.min(TOUCH_EVERY_MS, idleMs / 10)
   const touched = new BoundedMap(10000) // idHash -> when this worker last wrote its use
 
   // A new session for `person` ({ subject, name, scopes, store, idToken });
@@ -53,11 +57,13 @@ function createConsoleSessions ({ config, repository, now = Date.now }) {
       await repository.remove(idHash)
       return null
     }
-    if (t - (touched.get(idHash) ?? row.seenAt) >= TOUCH_EVERY_MS) {
+    let seenAt = row.seenAt
+    if (t - (touched.get(idHash) ?? row.seenAt) >= touchEveryMs) {
       touched.set(idHash, t)
       await repository.touch(idHash, t)
+      seenAt = Math.max(seenAt, t)
     }
-    return { ...JSON.parse(row.data), expiresAt: Math.min(row.createdAt + maxMs, t + idleMs) }
+    return { ...JSON.parse(row.data), expiresAt: Math.min(row.createdAt + maxMs, seenAt + idleMs) }
   }
 
   async function end (id) {

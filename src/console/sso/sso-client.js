@@ -3,7 +3,10 @@
 // The console as a client of LRS_CONSOLE_OIDC_ISSUER, through openid-client
 // (OpenID Certified relying party): the authorization code flow with PKCE
 // (S256), state and nonce, the ID token checked by the library, and
-// RP-initiated logout where the issuer offers it.
+// RP-initiated logout where the issuer offers it. A confidential client
+// authenticates at the token endpoint with client_secret_basic, as the
+// configuration promises (openid-client's default would be
+// client_secret_post, which a provider that registered Basic refuses).
 
 const oidc = require('openid-client')
 
@@ -21,7 +24,7 @@ function createSsoClient ({ config, logger }) {
         new URL(config.consoleOidcIssuer),
         config.consoleOidcClientId,
         config.consoleOidcClientSecret || undefined,
-        config.consoleOidcClientSecret ? undefined : oidc.None(),
+        config.consoleOidcClientSecret ? oidc.ClientSecretBasic(config.consoleOidcClientSecret) : oidc.None(),
         insecure ? { execute: [oidc.allowInsecureRequests] } : undefined
       )
       discovered.catch((err) => {

@@ -35,6 +35,8 @@ function openMongoStorage (config, logger, { monitorCommands = false, hooks = {}
     consoleSessions: consoleSessionsRepository(db, options),
     stores: storesRepository(db, options)
   }
+  // when the LRS first made this database's data, recorded once it answers (stores.js)
+  connection.ready.then(() => repositories.stores.created()).catch((err) => logger.warn({ err }, 'could not record when the database was created'))
   // `hooks.purgeGraceMs`: tests only, a shorter wait before a deleted store is marked purged
   const purge = startStorePurge(db, { ready: connection.ready, logger, graceMs: hooks.purgeGraceMs })
   return {

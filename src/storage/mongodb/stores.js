@@ -5,7 +5,9 @@
 // from a counter in settings, each given once. The default store (0) is a
 // document only once renamed. A deleted store's document is kept under
 // '#<number>|<id>' with `deletedAt` (its id is free at once) until, and
-// after, its data is purged (store-purge.js, `purgedAt`).
+// after, its data is purged (store-purge.js, `purgedAt`). The default
+// store's createdAt is the setting CREATED (recordCreation) unless its
+// document has one (a store moved from SQLite, transfer/migrate.js).
 
 const { insertManyReportingDuplicates } = require('./insert-many')
 const { credentialsChanged } = require('./credentials')
@@ -14,6 +16,7 @@ const { storeUpstreamPrefix } = require('../../forwarding/upstreams')
 
 const DEFAULT = { number: 0, id: 'default', name: 'Default store', createdAt: null, retentionDays: null, forwardUrls: [] }
 const COUNTER = 'store_numbers'
+const CREATED = 'created_at'
 const LIVE = { deletedAt: { $exists: false } }
 
 const prefixRange = (prefix) => {
@@ -27,11 +30,46 @@ function keyRange (number) {
   return prefixRange(qualify(number, ''))
 }
 
+// When the LRS first made this database's data (a Date, or null), as
+// recorded by the first process to record it: at the first start, now. A
+// database of an LRS that did not record it (before 2026-12) gets the
+// earliest time it kept, its oldest credential's or store's createdAt
+// (the bootstrap credential's is the first start's); with neither, but
+// statements or documents, null: their times say when they were stored or
+// imported, not when the LRS began.
+async function recordCreation (db, read) {
+  const settings = db.collection('settings')
+  const recorded = () => settings.findOne({ _id: CREATED }, read)
+  const found = await recorded()
+  if (found) return found.value
+  const oldest = await Promise.all(['credentials', 'stores'].map((name) => db.collection(name)
+    .find({ createdAt: { $type: 'date' } }, { projection: { createdAt: 1 }, ...read }).sort({ createdAt: 1 }).limit(1).toArray()))
+  const times = oldest.flat().map((d) => d.createdAt.getTime())
+  let value = new Date(Math.min(Date.now(), ...times))
+  if (!times.length) {
+    const held = await Promise.all(['statements', 'documents'].map((name) => db.collection(name).findOne({}, { projection: { _id: 1 }, ...read })))
+    if (held.some(Boolean)) value = null
+  }
+  await insertManyReportingDuplicates(settings, [{ _id: CREATED, value }])
+  return (await recorded()).value
+}
+
 function storesRepository (db, { queryTimeoutMs }) {
   const col = db.collection('stores')
   const settings = db.collection('settings')
   const read = { maxTimeMS: queryTimeoutMs }
+  let creation = null // Promise of recordCreation's answer, which never changes once made
+  const created = () => {
+    if (!creation) {
+      creation = recordCreation(db, read)
+      creation.catch(() => { creation = null }) // a database hiccup is not remembered
+    }
+    return creation
+  }
   return {
+    // The time the default store is shown as created: recorded at start
+    // (index.js), or by the first listing if that failed.
+    created,
     // 'created' or 'taken' (the id)
     async create ({ id, name }) {
       if (id === DEFAULT.id || await col.findOne({ _id: id }, { projection: { _id: 1 }, ...read })) return 'taken'
@@ -96,8 +134,9 @@ function storesRepository (db, { queryTimeoutMs }) {
       return deletedCount === 1
     },
     async all () {
-      const rows = (await col.find(LIVE, read).sort({ number: 1 }).toArray()).map((r) => ({ number: r.number, id: r._id, name: r.name, createdAt: r.createdAt, retentionDays: r.retentionDays ?? null, forwardUrls: r.forwardUrls || [] }))
-      return rows.some((r) => r.number === 0) ? rows : [DEFAULT, ...rows]
+      const [docs, since] = await Promise.all([col.find(LIVE, read).sort({ number: 1 }).toArray(), created()])
+      const rows = docs.map((r) => ({ number: r.number, id: r._id, name: r.name, createdAt: r.createdAt || (r.number === 0 ? since : null), retentionDays: r.retentionDays ?? null, forwardUrls: r.forwardUrls || [] }))
+      return rows.some((r) => r.number === 0) ? rows : [{ ...DEFAULT, createdAt: since }, ...rows]
     },
     // Deleted stores whose data is still being purged.
     async deleting () {
