@@ -24,6 +24,7 @@ function markdownTable (rows, declarations) {
 }
 
 const number = (x) => (x === null || x === undefined ? '–' : String(x))
+const minutes = (s) => (s === null || s === undefined ? '–' : s < 60 ? `${s} s` : `${Math.floor(s / 60)} min ${s % 60} s`)
 
 function loadLine (machineLoad) {
   if (!machineLoad) return null
@@ -56,6 +57,7 @@ function renderReport (results) {
     `- Statements: ${results.statements ? results.statements.text : 'small: 5,000 learners, one registration per learner and course, 12,000 activities (before statement profiles)'} (bench/statement-generator.js; \`--profile\` chooses).`,
     `- Target: ${results.target.url ? results.target.url : `the LRS started the README way (PM2 cluster, one worker per core) on a fresh ${results.target.engine} store, 127.0.0.1`}.`,
     `- Reproduce: \`${results.command}\``,
+    results.seconds === undefined ? null : `- Took ${minutes(results.seconds)}; estimated at its start: ${minutes(results.estimatedSeconds)} (bench/plan.js).`,
     ''
   ].filter((line) => line !== null)
   for (const s of results.sections) {
@@ -66,6 +68,7 @@ function renderReport (results) {
     out.push(`Settings: ${settingsInWords(s.settings)}.`, '')
     const load = sectionLoad(s.machineLoad)
     if (load) out.push(load, '')
+    if (s.seconds !== undefined) out.push(`Took ${minutes(s.seconds)} (estimated ${minutes(s.estimatedSeconds)}).`, '')
     if (s.checks) out.push('Checks:', '', ...s.checks.map((c) => `- ${c.criterion}: **${c.verdict}** (${c.detail})`), '')
     const figures = figureEntries(s.figures, labels.figures)
     const runs = s.settings && s.settings.repetitions

@@ -34,6 +34,7 @@ const { combineRuns } = require('./repetitions')
 const { sampleMachineLoad, scenarioLoad, busyReasons, BUSY_WARNING } = require('./machine-load')
 const { readResults, compareResults, comparisonMarkdown } = require('./compare')
 const { describeProfile, profileNamed } = require('./statement-generator')
+const { planRun, defaultScenarios, duration, about } = require('./plan')
 
 // BENCH_COMMIT names it where the checkout travelled without .git (the
 // device machine: ../shared/device/pack.sh).
@@ -95,14 +96,22 @@ async function main (argv) {
     ? { url: values.url.replace(/\/+$/, ''), auth: `${values.user || ''}:${values.password || ''}` }
     : { engine: values.engine || 'sqlite' }
   // A scenario that takes long (scale: half an hour to ten million) runs
-  // only when named.
-  const names = positionals.length ? positionals : Object.keys(scenarios).filter((n) => !scenarios[n].onlyWhenNamed)
+  // only when named; the quick run leaves out those marked fullOnly (its
+  // five minutes: bench/plan.js).
+  const names = positionals.length ? positionals : defaultScenarios(profile)
+  const plan = planRun({ names, profile, target, repeat: values.repeat === undefined ? null : repeat })
+  const estimateOf = Object.fromEntries(plan.scenarios.map((s) => [s.name, s.seconds]))
   const started = new Date()
   const dir = path.join(__dirname, 'results', started.toISOString().replace(/[:.]/g, '-'))
   fs.mkdirSync(path.join(dir, 'plots'), { recursive: true })
   const progress = (text) => process.stdout.write(`[${((Date.now() - started) / 1000).toFixed(0).padStart(4)} s] ${text}\n`)
   progress(`bench ${profile} profile, ${target.url ? `against ${target.url}` : `${target.engine} engine on 127.0.0.1`}: ${names.join(', ')}`)
   progress(`statements: ${statements.text}`)
+  // how long it will take, from the plan (bench/plan.js), said first
+  const left = positionals.length ? [] : Object.keys(scenarios).filter((n) => !names.includes(n) && !scenarios[n].onlyWhenNamed)
+  progress(`${positionals.length ? 'this run' : `${profile} run`}: ${names.length} scenario${names.length === 1 ? '' : 's'}, ${about(plan.seconds)} on ${os.cpus().length} cores` +
+    (positionals.length || profile === 'full' ? '' : ` (--full: ${about(planRun({ profile: 'full', target }).seconds)})`) +
+    (left.length ? `; ${left.join(', ')} only with --full or when named` : ''))
 
   const sections = []
   const machineLoad = { start: await sampleMachineLoad(), end: null }
@@ -127,7 +136,8 @@ async function main (argv) {
       sections.push({ name, title: scenario.title, question: scenario.question, skipped: 'needs the store itself; run without --url' })
       continue
     }
-    progress(`${name}: ${scenario.title}`)
+    progress(`${name}: ${scenario.title} (${about(estimateOf[name])})`)
+    const scenarioStarted = Date.now()
     // Scenarios that alternate their own repetitions (bulk-load, cores) run
     // once; those that read it take an explicit --repeat as their count.
     const times = scenario.repeatsInside ? 1 : repeat
@@ -156,7 +166,7 @@ async function main (argv) {
       fs.writeFileSync(path.join(dir, file), await renderSvg(plot.spec, { title: plot.title }))
       plots.push({ title: plot.title, file })
     }
-    sections.push({ name, title: scenario.title, question: scenario.question, labels: scenario.labels, machineLoad: loadDuring(), ...section, plots })
+    sections.push({ name, title: scenario.title, question: scenario.question, labels: scenario.labels, machineLoad: loadDuring(), ...section, plots, seconds: Math.round((Date.now() - scenarioStarted) / 1000), estimatedSeconds: estimateOf[name] })
     save()
   }
   machineLoad.end = await sampleMachineLoad()
@@ -167,8 +177,11 @@ async function main (argv) {
     results.comparison = compareResults(earlier, results, { beforeFile: values.compare, afterFile: path.relative(process.cwd(), path.join(dir, 'results.json')) })
     process.stdout.write('\n' + comparisonMarkdown(results.comparison) + '\n\n')
   }
+  results.seconds = Math.round((Date.now() - started) / 1000)
+  results.estimatedSeconds = plan.seconds
   save()
   progress(`wrote ${path.relative(process.cwd(), dir)}/ (report.md, results.json, plots/)`)
+  progress(`took ${duration(results.seconds)} (${about(plan.seconds)} was estimated at the start)`)
   if (sections.some((s) => s.failed)) process.exitCode = 1
 }
 

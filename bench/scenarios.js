@@ -28,8 +28,9 @@ const PROFILES = {
     quick: { seconds: 60, windowSeconds: 5 },
     full: { seconds: 300, windowSeconds: 10 }
   },
+  // quick: the same learners in half the steps (the five-minute quick run)
   sessions: {
-    quick: { maxLearners: 800, stepLearners: 80, stepSeconds: 6, intervalMs: 500, steps: 5, prefilled: 100000 },
+    quick: { maxLearners: 800, stepLearners: 160, stepSeconds: 6, intervalMs: 500, steps: 5, prefilled: 100000 },
     full: { maxLearners: 3000, stepLearners: 150, stepSeconds: 15, intervalMs: 500, steps: 10, prefilled: 1000000 }
   },
   stores: {
@@ -45,7 +46,7 @@ const PROFILES = {
     full: { big: 1000000, small: 10000, queries: 100, rounds: 3 }
   },
   overload: {
-    quick: { connections: [5, 10, 25, 50, 100, 200], seconds: 5 },
+    quick: { connections: [5, 10, 25, 50, 100, 200], seconds: 4 },
     full: { connections: [5, 10, 25, 50, 100, 200, 400, 800], seconds: 15 }
   },
   bulkLoad: {
@@ -286,6 +287,7 @@ const soakScenario = {
       storeReadsPerStatement: { label: 'Store reads per statement', unit: 'reads' }
     }
   },
+  fullOnly: true, // in a run of no scenario named, only with --full (bench/plan.js: the quick run stays under five minutes)
   question: 'Sustained ingest (10 connections, 20-statement batches): do throughput and P99 hold over time, and does the store read anything back while writing (the Veracity study, where readback halved throughput)?',
   remote: true,
   async run ({ profile, target, progress }) {
@@ -417,6 +419,7 @@ const stores = {
     }
   },
   repeatsInside: true, // the phases alternate, `pairs` times
+  fullOnly: true,
   question: 'With statements spread over many stores (each learner in one store, each request with its store\'s credential), does the LRS ingest as fast as into one store (the tenancy question: issue 36 asks for at least 90 % of the single-store rate at batch 20)? Each kind of phase has an LRS of its own (the single store: an LRS with no other store), started together; the kinds alternate, each LRS growing by its own phases, so all see the same store sizes. A fourth kind, one store made beside the default one and taking every statement, tells what a store but the default one costs apart from the spread.',
   remote: false,
   async run ({ profile, target, progress }) {
@@ -518,6 +521,7 @@ const storeDeleteScenario = {
     }
   },
   repeatsInside: true, // windows before, during and after
+  fullOnly: true,
   question: 'How long does deleting a store of many statements take, and does it hold up another store\'s ingest meanwhile (issue 36: a store of 1 M within 60 s, the other stores\' P99 <= 2x their baseline)? The other store takes statements at a set rate, in windows before, during and after the purge.',
   remote: false,
   async run ({ profile, target, progress }) {
@@ -564,6 +568,7 @@ const engines = {
       agentQueryP99Ms: { label: 'Agent query P99', unit: 'ms' }
     }
   },
+  fullOnly: true,
   question: 'Per engine, as the store grows: insert rate through the engine\'s own write path, bytes on disk per statement, and the latency of a stored-ordered query (an agent\'s 10 newest statements), the engines taking turns at each size (the RocksDB/InnoDB study).',
   remote: false,
   async run ({ profile, progress }) {
@@ -662,6 +667,7 @@ const cores = {
     }
   },
   repeatsInside: true, // the worker counts alternate, `repeat` rounds
+  fullOnly: true,
   question: `Ingest (batches of 20 statements, 64 connections, closed loop) with the LRS at 1, 2, 4, 8 ... PM2 workers, each on a fresh store, against the engine alone in the same run (the same batches through storage.statements.storeBatch in-process): does throughput rise with the workers up to the engine's own rate, what does a statement cost in CPU across every LRS process (PM2 apps ${LRS_APPS.join(', ')}), and at the largest count, 4x and 16x the connections: does accepted throughput hold, with 429s only and bounded memory? Figures are medians of rounds that alternate the worker counts; in the table, share is of the engine alone for the worker rows and of the largest count's 64-connection rate for the overload rows, and 429s, 5xx and errors are totals over the rounds.`,
   remote: false,
   async run ({ profile, target, progress, repeat }) {
@@ -834,4 +840,4 @@ const scale = {
 
 const scenarios = { ingest, soak: soakScenario, sessions, stores, 'stores-query': storesQueryScenario, 'store-delete': storeDeleteScenario, overload, 'bulk-load': bulk, engines, cores, scale }
 
-module.exports = { scenarios }
+module.exports = { scenarios, PROFILES }
