@@ -26,6 +26,7 @@ const { metricsRoutes } = require('./metrics/metrics-routes')
 const { requestMetrics } = require('./metrics/request-metrics')
 const { openapiDocument } = require('./http/openapi-document')
 const { consoleRoutes } = require('./console/console-routes')
+const { compressJson } = require('./http/compression')
 const { createRouteTable } = require('./http/route')
 const { ref, json, response } = require('./http/openapi-parts')
 const { errors } = require('./errors')
@@ -60,6 +61,9 @@ function createApp (deps) {
   const admin = table.router('/admin', adminRoutes(deps), { tag: 'Admin', scope: 'admin' })
   const openapi = openapiDocument({ version: packageVersion, routes: table.routes() })
   const openapiJson = JSON.stringify(openapi)
+  // brotli or gzip for large JSON answers (http/compression.js)
+  const compressing = config.compression === 'on'
+  const compressed = compressing ? compressJson({ minBytes: config.compressionMinBytes }) : (req, res, next) => next()
 
   const app = express()
   app.locals.routeTable = table // for the tests that compare it with the router and the document
@@ -78,12 +82,14 @@ function createApp (deps) {
     if (lifecycle.shuttingDown) res.setHeader('Connection', 'close')
     next()
   })
+  app.use('/openapi.json', compressed)
   app.use(operations)
 
   const xapi = express.Router({ caseSensitive: true })
   xapi.use(cors(config))
   xapi.use(about)
   xapi.use('/statements', consistentThrough(config)) // on every statements response, 401 included
+  xapi.use('/statements', compressed) // pages of statements; never the documents (compression.js)
   xapi.use(paced(authenticate(authenticator, { storeNamed: directory.byId }))) // before the body is read
   xapi.use(paced(shedLoad))
   xapi.use(afterKeysKnown)
@@ -94,6 +100,7 @@ function createApp (deps) {
   app.use('/xapi', xapi)
 
   const adminRouter = express.Router({ caseSensitive: true })
+  adminRouter.use(compressed)
   adminRouter.use(paced(authenticate(authenticator, { storeNamed: directory.byId })))
   adminRouter.use(afterKeysKnown)
   adminRouter.use(express.json({ limit: '1mb' }))
@@ -112,7 +119,7 @@ function createApp (deps) {
   // The console and the API docs: static pages calling the APIs above;
   // the console's single sign-on first.
   app.use('/console', sso)
-  app.use(consoleRoutes())
+  app.use(consoleRoutes({ compressMinBytes: compressing ? config.compressionMinBytes : null }))
 
   app.use(notFound)
   app.use(errorHandler())

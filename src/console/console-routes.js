@@ -18,6 +18,7 @@
 
 const path = require('node:path')
 const express = require('express')
+const { precompressedFiles } = require('../http/static-files')
 
 // Scripts and styles from this origin only, never inline: stored statements
 // are hostile input, and a page that slipped one into the DOM as markup
@@ -50,12 +51,19 @@ function swaggerUiFolder () {
   return path.dirname(require.resolve('swagger-ui-dist/package.json'))
 }
 
-function consoleRoutes () {
+// `compressMinBytes`: files of this size and more go compressed to the
+// clients that accept it, compressed once (http/static-files.js); null:
+// never (LRS_COMPRESSION=off).
+function consoleRoutes ({ compressMinBytes = null } = {}) {
   const r = express.Router({ caseSensitive: true })
   r.use(['/console', '/docs'], pageHeaders)
-  r.use('/console', express.static(path.join(__dirname, 'public'), STATIC))
-  r.use('/docs/swagger-ui', express.static(swaggerUiFolder(), { ...STATIC, index: false }))
-  r.use('/docs', express.static(path.join(__dirname, 'docs'), STATIC))
+  const serve = (at, root, options) => {
+    if (compressMinBytes !== null) r.use(at, precompressedFiles(root, { index: options.index || null, minBytes: compressMinBytes }))
+    r.use(at, express.static(root, options))
+  }
+  serve('/console', path.join(__dirname, 'public'), STATIC)
+  serve('/docs/swagger-ui', swaggerUiFolder(), { ...STATIC, index: false })
+  serve('/docs', path.join(__dirname, 'docs'), STATIC)
   return r
 }
 

@@ -1,6 +1,7 @@
 'use strict'
 
 const { errors } = require('../errors')
+const { closeAfterAnswer } = require('./unread-body')
 
 // Reads the whole request body into req.rawBody (a Buffer), up to `limit`
 // bytes; larger bodies get 413 (Communication 3.2.s3.b11) without being read.
@@ -18,7 +19,7 @@ function rawBody ({ limit, maxInFlightBytes }) {
     req.rawBody = EMPTY
     if (req.method === 'GET' || req.method === 'HEAD' || req.method === 'OPTIONS') return next()
     const declared = Number(req.headers['content-length'])
-    if (declared > limit) return rejectTooLarge(req, next, limit)
+    if (declared > limit) return rejectTooLarge(req, res, next, limit)
     if (held > 0 && held + (declared || 0) > maxInFlightBytes) return rejectOverloaded(req, next)
     const chunks = []
     let size = 0
@@ -36,7 +37,7 @@ function rawBody ({ limit, maxInFlightBytes }) {
       held += chunk.length
       if (size > limit) {
         failed = true
-        return rejectTooLarge(req, next, limit)
+        return rejectTooLarge(req, res, next, limit)
       }
       if (held > maxInFlightBytes && held > size) {
         failed = true
@@ -60,8 +61,11 @@ function rejectOverloaded (req, next) {
   next(errors.TooManyRequests('too many request bodies are being processed; retry shortly', { headers: { 'Retry-After': '1' } }))
 }
 
-function rejectTooLarge (req, next, limit) {
-  // Drain the rest without keeping it, so the 413 reaches the client.
+function rejectTooLarge (req, res, next, limit) {
+  // The rest is discarded, not kept, and the connection closes after the
+  // 413 without losing it (unread-body.js): a body this large is not worth
+  // receiving whole.
+  closeAfterAnswer(req, res)
   req.resume()
   next(errors.PayloadTooLarge(`request body is larger than the limit of ${limit} bytes`))
 }
