@@ -33,7 +33,9 @@ function connect (config, logger, { monitorCommands = false } = {}) {
   const client = new MongoClient(config.mongodbUri, {
     serverSelectionTimeoutMS: SERVER_SELECTION_TIMEOUT_MS,
     socketTimeoutMS: Math.max(config.queryTimeoutMs, config.writeTimeoutMs) + SOCKET_SLACK_MS,
-    waitQueueTimeoutMS: config.writeTimeoutMs,
+    // as long: a bulk import's chunk on FerretDB reads its ids one by one,
+    // a thousand at once, and at the write timeout that queue failed (503)
+    waitQueueTimeoutMS: Math.max(config.queryTimeoutMs, config.writeTimeoutMs) + SOCKET_SLACK_MS,
     heartbeatFrequencyMS: HEARTBEAT_MS,
     maxPoolSize: config.mongodbPoolSize,
     retryWrites: true,
