@@ -18,8 +18,9 @@ const deleteStatements = require('./delete-statements')
 const config = require('./config')
 const check = require('./check')
 const store = require('./store')
+const migrateCommand = require('./migrate')
 
-const COMMANDS = [credential, store, exportCommand, importCommand, eraseAgent, deleteStatements, config, check]
+const COMMANDS = [credential, store, exportCommand, importCommand, eraseAgent, deleteStatements, config, check, migrateCommand]
 const USAGE = 2
 
 function buildProgram (io) {

@@ -33,11 +33,20 @@
 // checkStorage(config, { quick }) looks at a store without opening it for
 // use (`lrs check`): read-only, on a stopped or a live store, it resolves
 // { ok, problems: [sentence], summary }.
+//
+// openMigrationSource(config, logger, { lock }) and openMigrationTarget(config,
+// logger): a move from one engine to another (`lrs migrate`,
+// src/transfer/migrate.js), for now from SQLite to MongoDB. The source reads
+// every kind of data in key order from a position (sqlite/migration-source.js);
+// the target writes each kind idempotently and reads it back for the
+// comparison (mongodb/migration-target.js).
 
 const { openMongoStorage } = require('./mongodb')
 const { openSqliteStorage } = require('./sqlite')
 const { checkMongoStore } = require('./mongodb/check')
 const { checkSqliteStore } = require('./sqlite/check')
+const { openSqliteMigrationSource } = require('./sqlite/migration-source')
+const { openMongoMigrationTarget } = require('./mongodb/migration-target')
 
 function openStorage (config, logger, options) {
   return config.storage === 'mongodb' ? openMongoStorage(config, logger, options) : openSqliteStorage(config, logger, options)
@@ -47,4 +56,14 @@ async function checkStorage (config, { quick = false } = {}) {
   return config.storage === 'mongodb' ? checkMongoStore(config) : checkSqliteStore(config, { quick })
 }
 
-module.exports = { openStorage, checkStorage }
+function openMigrationSource (config, logger, options) {
+  if (config.storage !== 'sqlite') throw new Error('a move to MongoDB starts from a SQLite store: the configuration names MongoDB (unset MONGODB_URI)')
+  return openSqliteMigrationSource(config, logger, options)
+}
+
+function openMigrationTarget (config, logger) {
+  if (config.storage !== 'mongodb') throw new Error('a move goes to a MongoDB database (MONGODB_URI)')
+  return openMongoMigrationTarget(config, logger)
+}
+
+module.exports = { openStorage, checkStorage, openMigrationSource, openMigrationTarget }

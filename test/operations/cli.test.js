@@ -16,7 +16,7 @@ const fs = require('node:fs')
 
 const COMMANDS = [[], ['credential'], ['credential', 'create'], ['credential', 'list'], ['credential', 'scopes'], ['credential', 'revoke'],
   ['export'], ['import'], ['erase-agent'], ['config'], ['check'],
-  ['store'], ['store', 'create'], ['store', 'rename'], ['store', 'retention'], ['store', 'forward'], ['store', 'delete'], ['store', 'list']]
+  ['store'], ['store', 'create'], ['store', 'rename'], ['store', 'retention'], ['store', 'forward'], ['store', 'delete'], ['store', 'list'], ['migrate']]
 
 function newStore () {
   const env = freshStore()

@@ -93,6 +93,27 @@ function toRecord (statement, { authority, xapiVersion, authorityJson = JSON.str
   }
 }
 
+// The record of a statement as a store keeps it: `body` is its stored
+// text (with id, authority and version, without `stored`), taken as it is,
+// so another engine stores it again byte for byte (lrs migrate,
+// src/transfer/migrate.js); `statement` is that text parsed.
+function storedRecord (statement, { body, timestampFromStored }) {
+  const authority = statement.authority
+  const object = statement.object
+  return {
+    id: statement.id,
+    newId: false,
+    xapiVersion: typeof statement.version === 'string' && statement.version.startsWith('2.') ? '2.0.0' : '1.0.3',
+    body,
+    timestampFromStored,
+    voiding: statement.verb.id === VOIDED_VERB,
+    ref: object.objectType === 'StatementRef' ? object.id.toLowerCase() : null,
+    authorityKey: authorityKeyOf(authority),
+    attachments: attachmentHashes(statement),
+    ...queryFields(statement, authority)
+  }
+}
+
 // The statement as returned: its stored body with `stored` (and the
 // timestamp the LRS set to it) appended.
 function withStored ({ body, stored, timestampFromStored }) {
@@ -100,4 +121,4 @@ function withStored ({ body, stored, timestampFromStored }) {
   return body.slice(0, -1) + (timestampFromStored ? `,"timestamp":"${iso}"` : '') + `,"stored":"${iso}"}`
 }
 
-module.exports = { toRecord, withStored }
+module.exports = { toRecord, withStored, storedRecord }
