@@ -2,12 +2,15 @@
 
 // A steady load of statement writes over several hosts, as clients behind a
 // load balancer send it: `rate` statements a second in POSTs of
-// `perRequest`, each POST to the next live host in turn. Like clients that
+// `perRequest`, each POST to the next host in turn. Like clients that
 // retry, a POST that fails on its connection (refused, reset: its host
 // gone) is sent again at once to the next host, and one answered 503 or
 // 429 again after its Retry-After, with the same statements (ids included),
-// until the load stops. Every answer is recorded; `acknowledged` holds the
-// ids of the statements some host answered 200 for.
+// until the load stops. Like a load balancer, a host whose connection
+// failed gets no more requests until its GET /health/ready answers 200
+// again (asked every 500 ms); with every host out, all get requests (fail
+// open). Every answer is recorded; `acknowledged` holds the ids of the
+// statements some host answered 200 for.
 
 const crypto = require('node:crypto')
 
@@ -27,9 +30,32 @@ function steadyLoad ({ hosts, admin, rate = 200, perRequest = 5, timeoutMs = 300
   const headers = { Authorization: basic(admin), 'X-Experience-API-Version': '1.0.3', 'Content-Type': 'application/json' }
   const make = statement || (() => ({ id: crypto.randomUUID(), actor: { mbox: `mailto:learner${crypto.randomInt(100000)}@example.org` }, verb: { id: 'http://adlnet.gov/expapi/verbs/experienced' }, object: { id: `http://example.org/courses/${crypto.randomInt(100)}` } }))
 
+  const out = new Set() // hosts the balancer has taken out
+  function takeOut (host) {
+    if (out.has(host)) return
+    out.add(host)
+    const probe = async () => {
+      try {
+        const res = await fetch(host.url + '/health/ready', { signal: AbortSignal.timeout(1000) })
+        await res.arrayBuffer()
+        if (res.status === 200) return out.delete(host)
+      } catch {}
+      if (!stopped) setTimeout(probe, 500)
+      else out.delete(host)
+    }
+    setTimeout(probe, 500)
+  }
+  function nextHost () {
+    for (let i = 0; i < hosts.length; i++) {
+      const host = hosts[turn++ % hosts.length]
+      if (!out.has(host)) return host
+    }
+    return hosts[turn++ % hosts.length]
+  }
+
   async function send (body, ids) {
     for (let attempt = 0; !stopped || attempt === 0; attempt++) {
-      const host = hosts[turn++ % hosts.length]
+      const host = nextHost()
       const started = Date.now()
       let status
       let retryAfter = 0
@@ -40,6 +66,7 @@ function steadyLoad ({ hosts, admin, rate = 200, perRequest = 5, timeoutMs = 300
         retryAfter = Number(res.headers.get('retry-after')) || 0
       } catch (err) {
         status = err.name === 'TimeoutError' ? 'timeout' : 'connection'
+        if (status === 'connection') takeOut(host)
       }
       answers.push({ at: started, host: host.name, status, ms: Date.now() - started })
       if (status === 200) {

@@ -4,7 +4,16 @@
 // deleteOne is not atomic — measured: 20 concurrent replaceOne({_id, etag})
 // calls let up to 5 through. Inserting a unique _id *is* atomic there, so
 // a conditional write holds a short lock document while it checks and
-// writes. On MongoDB single-document writes are atomic and no lock is taken.
+// writes. On MongoDB single-document writes are atomic and no lock is taken
+// for them; what spans several documents (the outbox lease, leases of
+// background jobs) takes one on both.
+//
+// A lock expires LOCK_TTL_MS after it was last renewed, so that one left
+// by a crashed process frees itself; its holder renews it every third of
+// that while it works, so that one held across many writes of a loaded
+// database (FerretDB writes a document in ~12 ms, more under load: the
+// outbox lease's hundred took past 10 s) is not taken from a holder still
+// at work.
 
 const crypto = require('node:crypto')
 const { DUPLICATE_KEY } = require('./insert-many')
@@ -53,9 +62,14 @@ function idLocks (db, { maxWaitMs = MAX_WAIT_MS } = {}) {
   return {
     async withLock (id, fn) {
       const owner = await acquire(id)
+      const renewing = setInterval(() => {
+        col.updateOne({ _id: id, owner }, { $set: { expiresAt: new Date(Date.now() + LOCK_TTL_MS) } }).catch(() => {})
+      }, LOCK_TTL_MS / 3)
+      renewing.unref()
       try {
         return await fn()
       } finally {
+        clearInterval(renewing)
         await col.deleteOne({ _id: id, owner }).catch((err) => {
           releaseLater(id, owner)
           throw err
