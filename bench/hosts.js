@@ -16,7 +16,10 @@
 // delivered once, more than once (the kill makes at most the batches the
 // dead host had leased be sent again).
 //
-//   node bench/hosts.js [--rate 500] [--seconds 10] [--out <folder>]
+//   node bench/hosts.js [--rate 500] [--seconds 10] [--without-forwarding] [--out <folder>]
+//
+// --without-forwarding: no upstream (on FerretDB, whose every document
+// write costs ~12 ms, the outbox's writes take most of its capacity).
 //
 // Needs root (network namespaces) and FerretDB (npm run ferretdb). The
 // statements are of the campus profile (bench/statement-generator.js).
@@ -64,7 +67,7 @@ const percentile = (values, p) => {
 }
 
 async function main () {
-  const { values: args } = parseArgs({ options: { rate: { type: 'string', default: '500' }, seconds: { type: 'string', default: '10' }, out: { type: 'string' } } })
+  const { values: args } = parseArgs({ options: { rate: { type: 'string', default: '500' }, seconds: { type: 'string', default: '10' }, out: { type: 'string' }, 'without-forwarding': { type: 'boolean', default: false } } })
   const rate = Number(args.rate)
   const seconds = Number(args.seconds)
   const available = hostsAvailable()
@@ -81,12 +84,13 @@ async function main () {
     workers: 2,
     env: { LRS_LOG_LEVEL: 'warn', LRS_FORWARD_TIMEOUT_MS: '5000' },
     async prepare ({ rootAddress }) {
+      if (args['without-forwarding']) return {}
       upstream = await countingUpstream(rootAddress)
       return { env: { LRS_FORWARD_URLS: upstream.url } }
     }
   })
   const mongo = new MongoClient(cluster.db.uri, { serverSelectionTimeoutMS: 10000 })
-  const results = { date: new Date().toISOString(), commit, rate, seconds, machine: { cpus: os.cpus().length, cpuModel: os.cpus()[0].model, memoryGiB: Math.round(os.totalmem() / 2 ** 30), node: process.version }, data: 'campus profile (100,000 learners, a registration per attempt), POSTs of 5 statements', hosts: '3 hosts × 2 workers (PM2, npm start), each in a network namespace; one FerretDB 1.24 (SQLite backend)' }
+  const results = { date: new Date().toISOString(), commit, rate, seconds, withForwarding: !args['without-forwarding'], machine: { cpus: os.cpus().length, cpuModel: os.cpus()[0].model, memoryGiB: Math.round(os.totalmem() / 2 ** 30), node: process.version }, data: 'campus profile (100,000 learners, a registration per attempt), POSTs of 5 statements', hosts: '3 hosts × 2 workers (PM2, npm start), each in a network namespace; one FerretDB 1.24 (SQLite backend)' }
   try {
     const [, h2] = cluster.hosts
     const storedIds = async () => new Set((await mongo.db(cluster.db.name).collection('statements').find({ body: { $exists: true } }, { projection: { _id: 1 } }).toArray()).map((d) => d._id))
@@ -153,22 +157,24 @@ async function main () {
     process.stdout.write(`  ${JSON.stringify(results.outage)}\n`)
 
     // forwarding: every stored statement's deliveries
-    process.stdout.write('forwarding: waiting for the upstream to have every stored statement\n')
-    const all = [...stored].filter((id) => !/^s\d+\|/.test(id))
-    const deadline = Date.now() + 300000
-    while (Date.now() < deadline && all.some((id) => !upstream.deliveries.has(id))) await sleep(500)
-    await sleep(5000) // late re-sends, if any
-    const times = all.map((id) => upstream.deliveries.get(id) || 0)
-    results.forwarding = {
-      stored: all.length,
-      missing: times.filter((n) => n === 0).length,
-      once: times.filter((n) => n === 1).length,
-      moreThanOnce: times.filter((n) => n > 1).length,
-      extraDeliveries: times.reduce((sum, n) => sum + Math.max(0, n - 1), 0),
-      boundFromTheKill: 2 * BATCH,
-      boundFromTheOutage: 6 * BATCH
+    if (upstream) {
+      process.stdout.write('forwarding: waiting for the upstream to have every stored statement\n')
+      const all = [...stored].filter((id) => !/^s\d+\|/.test(id))
+      const deadline = Date.now() + 300000
+      while (Date.now() < deadline && all.some((id) => !upstream.deliveries.has(id))) await sleep(500)
+      await sleep(5000) // late re-sends, if any
+      const times = all.map((id) => upstream.deliveries.get(id) || 0)
+      results.forwarding = {
+        stored: all.length,
+        missing: times.filter((n) => n === 0).length,
+        once: times.filter((n) => n === 1).length,
+        moreThanOnce: times.filter((n) => n > 1).length,
+        extraDeliveries: times.reduce((sum, n) => sum + Math.max(0, n - 1), 0),
+        boundFromTheKill: 2 * BATCH,
+        boundFromTheOutage: 6 * BATCH
+      }
+      process.stdout.write(`  ${JSON.stringify(results.forwarding)}\n`)
     }
-    process.stdout.write(`  ${JSON.stringify(results.forwarding)}\n`)
   } finally {
     await mongo.close().catch(() => {})
     await cluster.close()
@@ -185,9 +191,19 @@ function report (r) {
   const k = r.kill
   const o = r.outage
   const f = r.forwarding
+  const forwarding = f ? `
+## Forwarding: every stored statement of the run at the upstream
+
+| figure | value |
+|---|---|
+| statements stored | ${f.stored} |
+| not delivered | **${f.missing}** |
+| delivered once | ${f.once} |
+| delivered more than once | ${f.moreThanOnce} (${f.extraDeliveries} extra deliveries; at-least-once allows the batches delivered but not yet removed from the outbox when it happened: up to ${f.boundFromTheKill} for the kill, the dead host's two workers' leases, and up to ${f.boundFromTheOutage} for the outage, every worker's, whose removal the database did not take) |
+` : '\nRun without forwarding (`--without-forwarding`).\n'
   return `# Several hosts: a host killed, the database stopped (issue 55)
 
-\`node bench/hosts.js --rate ${r.rate} --seconds ${r.seconds}\`, ${r.date}, commit ${r.commit || 'unknown'}.
+\`node bench/hosts.js --rate ${r.rate} --seconds ${r.seconds}${r.withForwarding === false ? " --without-forwarding" : ""}\`, ${r.date}, commit ${r.commit || 'unknown'}.
 Machine: ${r.machine.cpus} × ${r.machine.cpuModel}, ${r.machine.memoryGiB} GiB, Node.js ${r.machine.node}; the hosts, FerretDB,
 the upstream and the load generator all share it. ${r.hosts}. Data: ${r.data}. The load's clients
 retry a failed connection at once on the next host and a 503/429 after its Retry-After, with the same statements;
@@ -218,15 +234,7 @@ like a load balancer, they send nothing to a host whose connection failed until 
 | slowest answer | ${o.slowestAnswerMs} ms |
 | first statement stored after the return, per host | ${Object.entries(o.firstStoredAfterReturnMsByHost).map(([h, ms]) => `${h} ${ms} ms`).join(', ')} |
 
-## Forwarding: every stored statement of the run at the upstream
-
-| figure | value |
-|---|---|
-| statements stored | ${f.stored} |
-| not delivered | **${f.missing}** |
-| delivered once | ${f.once} |
-| delivered more than once | ${f.moreThanOnce} (${f.extraDeliveries} extra deliveries; at-least-once allows the batches delivered but not yet removed from the outbox when it happened: up to ${f.boundFromTheKill} for the kill, the dead host's two workers' leases, and up to ${f.boundFromTheOutage} for the outage, every worker's, whose removal the database did not take) |
-`
+${forwarding}`
 }
 
 main().catch((err) => {

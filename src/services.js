@@ -29,6 +29,7 @@ function createServices ({ config, storage, credentials, logger, instruments, ho
     upstreams,
     marginMs: config.consistencyMarginMs,
     timeoutMs: config.writeTimeoutMs,
+    reachable: () => storage.ping(),
     logger,
     hooks
   })
@@ -62,9 +63,9 @@ function createServices ({ config, storage, credentials, logger, instruments, ho
 
 // The batch write with its size, duration and stored statements counted.
 function timed (instruments, write) {
-  return async function timedWrite (groups) {
+  return async function timedWrite (groups, options) {
     const start = process.hrtime.bigint()
-    const failed = await write(groups)
+    const failed = await write(groups, options)
     let stored = 0
     const byStore = new Map()
     groups.forEach((g, i) => {

@@ -6,8 +6,9 @@
 // (or, with up to `maxConcurrentWrites`, as soon as a full batch is
 // waiting). No timer per request. A request is answered only after its
 // statements are durably stored. What a write does is not the batcher's
-// business: `write(groups)` gets one group of records per request and
-// returns a Map(group index -> Error) of the requests that failed.
+// business: `write(groups, { submittedAt })` gets one group of records per
+// request (and when the first of them was submitted) and returns a
+// Map(group index -> Error) of the requests that failed.
 // A write that fails as a whole with an error for which `failsQueued(err)`
 // holds (the database is unavailable) fails the requests queued behind it
 // too, with that error: each would otherwise wait for its own write to fail
@@ -93,7 +94,7 @@ function createStatementBatcher ({ write, maxBatch, maxInFlight, maxConcurrentWr
   async function run (batch) {
     let failed
     try {
-      failed = await write(batch.map((req) => req.records))
+      failed = await write(batch.map((req) => req.records), { submittedAt: batch[0].submitted.at })
     } catch (err) {
       logger.warn({ err, statements: batch.reduce((n, req) => n + req.records.length, 0) }, 'statement batch write failed')
       for (const req of batch) {

@@ -66,9 +66,20 @@ function createForwarder ({ upstreams, timeoutMs, outbox, statements, logger }) 
   }
 
   async function deliver (upstream) {
+    let heldAt = Date.now()
     const leased = await outbox.lease(upstream.id, { limit: BATCH, leaseMs })
     if (!leased.length) return 0
+    // The lease is for the POST's timeout twice over; a slow database may
+    // have used much of it before the POST, or use it up after: held anew
+    // then, so that no other worker takes the batch while this one still
+    // delivers it (the upstream would get it twice).
+    const keep = async () => {
+      if (Date.now() - heldAt < leaseMs / 3) return
+      await outbox.hold(leased.map((e) => e.id), { ms: leaseMs })
+      heldAt = Date.now()
+    }
     const rows = await statements.findBodies(leased.map((e) => e.statementId))
+    await keep()
     const byVersion = new Map()
     const orphans = []
     const waiting = []
@@ -97,6 +108,7 @@ function createForwarder ({ upstreams, timeoutMs, outbox, statements, logger }) 
         }
         for (const g of group) if (!dead.has(g.entry.id)) done.push(g.entry.id)
       }
+      await keep()
     } catch (err) {
       await outbox.remove(done)
       const rest = leased.map((e) => e.id).filter((id) => !done.includes(id) && !orphans.includes(id) && !waiting.includes(id))

@@ -17,7 +17,7 @@
 //                countAgent
 //   attachments  saveMany, findMany
 //   credentials  upsert, create, setScopes, remove, recordUse, all, changeMark
-//   outbox       lease, release, remove, deadLetter, listDeadLetters,
+//   outbox       lease, hold, release, remove, deadLetter, listDeadLetters,
 //                replayDeadLetters, discardDeadLetters, stats (entries are written by storeBatch)
 //   settings     getOrCreate, takeLease
 //   consoleSessions  create({ idHash, data, at, idleBefore, createdBefore }), get(idHash)

@@ -277,7 +277,12 @@ function makeHost ({ i, ns, address, dir, db, env, workers, procs }) {
     url: `http://${address}:${LRS_PORT}`,
     logFile,
     proc: null,
-    async start ({ within = 90000 } = {}) {
+    // `env`: settings changed from now on (undefined: removed)
+    async start ({ within = 90000, env = {} } = {}) {
+      for (const [k, v] of Object.entries(env)) {
+        if (v === undefined) delete hostEnv[k]
+        else hostEnv[k] = v
+      }
       const proc = spawnIn(ns, 'npm', ['start', '--silent'], { env: hostEnv, cwd: REPO, logFile })
       procs.add(proc)
       proc.exited.then(() => procs.delete(proc))

@@ -28,6 +28,17 @@ const SOCKET_SLACK_MS = 5000
 // through a TCP proxy, which accepts and then drops the connections while
 // the database is away). One small command a second per worker.
 const HEARTBEAT_MS = 1000
+// Longest a new connection, the driver's monitor's included, may take to
+// be made and answer its handshake (the driver's default: 30 s). Measured
+// with three hosts on one FerretDB stopped and started again under load:
+// in one run in three a worker's monitor opened its connection as the
+// database came back and that handshake never answered; the worker failed
+// every operation with the monitor's last error until the attempt timed
+// out, 30 s and more by default, 5.3 s at 5 s, while the other workers
+// stored within a second. 2 s bounds it, and is ample for a connection and
+// handshake to a database (milliseconds on a network, hundreds of them
+// across regions).
+const CONNECT_TIMEOUT_MS = 2000
 
 function connect (config, logger, { monitorCommands = false } = {}) {
   const client = new MongoClient(config.mongodbUri, {
@@ -37,6 +48,7 @@ function connect (config, logger, { monitorCommands = false } = {}) {
     // a thousand at once, and at the write timeout that queue failed (503)
     waitQueueTimeoutMS: Math.max(config.queryTimeoutMs, config.writeTimeoutMs) + SOCKET_SLACK_MS,
     heartbeatFrequencyMS: HEARTBEAT_MS,
+    connectTimeoutMS: CONNECT_TIMEOUT_MS,
     maxPoolSize: config.mongodbPoolSize,
     retryWrites: true,
     ignoreUndefined: true,

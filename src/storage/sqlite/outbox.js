@@ -22,6 +22,10 @@ function outboxRepository (db, { writer }) {
     async release (ids, { delayMs = 0 } = {}) {
       if (ids.length) await writer.call('outboxRelease', ids.map(parseEntryId), { delayMs })
     },
+    // Keeps these leased entries `ms` more from now (one transaction).
+    async hold (ids, { ms }) {
+      if (ids.length) await writer.call('outboxRelease', ids.map(parseEntryId), { delayMs: ms })
+    },
     async remove (ids) {
       if (ids.length) await writer.call('outboxRemove', ids.map(parseEntryId))
     },
