@@ -113,6 +113,7 @@ async function main () {
       answersBefore: countAnswers(load.answers, { to: killedAt }),
       answersAfterByHost: Object.fromEntries(cluster.hosts.map((h) => [h.name, countAnswers(load.answers, { from: killedAt, host: h.name })])),
       otherHosts5xx: load.answers.filter((a) => a.at >= killedAt && a.host !== 'h2' && typeof a.status === 'number' && a.status >= 500).length,
+      otherHosts5xxSample: load.answers.filter((a) => a.at >= killedAt && a.host !== 'h2' && typeof a.status === 'number' && a.status >= 500).slice(0, 5).map((a) => ({ host: a.host, sentMsAfterKill: a.at - killedAt, ms: a.ms, message: a.message })),
       connectionFailures: connectionFailures.length,
       connectionFailuresOnlyToKilledHost: connectionFailures.every((a) => a.host === 'h2'),
       firstAndLastFailedConnectionMsAfterKill: connectionFailures.length ? [Math.min(...connectionFailures.map((a) => a.at + a.ms)) - killedAt, Math.max(...connectionFailures.map((a) => a.at + a.ms)) - killedAt] : null,

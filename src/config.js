@@ -9,6 +9,8 @@ const path = require('node:path')
 const Ajv = require('ajv')
 const { StartupError } = require('./errors')
 const { KNOWN_SCOPES } = require('./auth/scopes')
+const { keyProblem } = require('./auth/sealed-secrets')
+const { forbiddenHostsProblem } = require('./forwarding/target-hosts')
 
 const SETTINGS = [
   { key: 'port', env: 'PORT', type: 'integer', default: 8080, minimum: 0, maximum: 65535, doc: 'HTTP listen port.' },
@@ -73,6 +75,9 @@ const SETTINGS = [
   { key: 'metricsPublishMs', env: 'LRS_METRICS_PUBLISH_MS', type: 'integer', default: 1000, minimum: 100, doc: 'How often each worker publishes its metrics to LRS_DATA_DIR/metrics for GET /metrics to merge (ms): the other workers\' figures in a scrape are at most this old, their process_* and nodejs_* metrics at most ten times this. A worker that answered no request since its last publish skips it.' },
   { key: 'forwardUrls', env: 'LRS_FORWARD_URLS', type: 'string', default: '', secret: 'url', doc: 'Comma-separated upstream LRS endpoints (https://user:pass@host/xapi) that stored statements are forwarded to, with their ids. Each statement gets an outbox entry per upstream in the write that stores it; each worker posts them in batches. 408/429/5xx and network errors are retried with capped backoff; a 409 is resolved statement by statement; any other 4xx moves the statements to dead letters (see /admin). Empty: forwarding off, and the write path reads nothing back.' },
   { key: 'forwardTimeoutMs', env: 'LRS_FORWARD_TIMEOUT_MS', type: 'integer', default: 10000, minimum: 100, doc: 'Longest wait for an upstream to answer one forwarded batch (ms). A worker holds the batch for twice that; if it dies meanwhile, another worker takes the batch after that time.' },
+  { key: 'forwardForbiddenHosts', env: 'LRS_FORWARD_FORBIDDEN_HOSTS', type: 'string', default: '', doc: 'Where forwarders (/admin/forwarders, made by a store\'s admin) may not send: comma-separated `private` (loopback, private, link-local and unique-local ranges), addresses, CIDR ranges and host names (`*.internal`: any name under it). A host name is resolved and each of its addresses checked when the forwarder is set and before every delivery. LRS_FORWARD_URLS is not checked (the operator sets it). Empty: anywhere. Set `private` where store admins are not the operator.' },
+  { key: 'secretsKey', env: 'LRS_SECRETS_KEY', type: 'string', default: '', secret: true, doc: 'The key secrets are sealed with in the database (AES-256-GCM): forwarders\' passwords, tokens and webhook signing secrets. 32 bytes as 64 hex digits or base64 (`openssl rand -base64 32`); the same on every host. Unset: forwarders that need a secret are refused (409 LRS_ERR_SECRETS_KEY_MISSING). Rotation: docs/forwarders.md.' },
+  { key: 'secretsOldKeys', env: 'LRS_SECRETS_OLD_KEYS', type: 'string', default: '', secret: true, doc: 'Former LRS_SECRETS_KEY values, comma-separated, still accepted to open secrets sealed with them while a key is rotated (each secret is sealed again with the current key when its forwarder is changed).' },
   { key: 'retentionIntervalS', env: 'LRS_RETENTION_INTERVAL_S', type: 'integer', default: 300, minimum: 1, doc: 'How often the stores\' retention (a store\'s `retentionDays`, PUT /admin/stores/{id}) removes the statements stored longer ago than it keeps them (s). One process of the LRS at a time does it, at most 10,000 statements a store and a run; a voided statement goes with its voiding statements.' },
   { key: 'logLevel', env: 'LRS_LOG_LEVEL', type: 'string', default: 'info', enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], doc: 'pino log level.' },
   { key: 'logFormat', env: 'LRS_LOG_FORMAT', type: 'string', default: 'auto', enum: ['auto', 'json', 'pretty'], doc: 'Log lines as JSON (one object a line, for PM2, containers and log shippers) or `pretty` (readable lines for a person). `auto`: pretty on a terminal, JSON otherwise.' },
@@ -132,6 +137,10 @@ function checked (env) {
   for (const problem of issuerProblems(raw)) problems.push(problem)
   for (const problem of consoleSignInProblems(raw)) problems.push(problem)
   if (raw.tokenKeyRotationS < raw.tokenTtlS) problems.push('LRS_TOKEN_KEY_ROTATION_S must be at least LRS_TOKEN_TTL_S: a token outlives no more than one rotation')
+  if (raw.secretsKey && keyProblem(raw.secretsKey)) problems.push(`LRS_SECRETS_KEY ${keyProblem(raw.secretsKey)}`)
+  for (const k of listOf(raw.secretsOldKeys)) if (keyProblem(k)) problems.push(`LRS_SECRETS_OLD_KEYS has a key that ${keyProblem(k)}`)
+  const hostsProblem = forbiddenHostsProblem(raw.forwardForbiddenHosts)
+  if (hostsProblem) problems.push(hostsProblem)
   for (const u of listOf(raw.forwardUrls)) {
     try { new URL(u) } catch { problems.push(`LRS_FORWARD_URLS has a bad URL: ${maskUrl(u)}`) } // eslint-disable-line no-new
   }

@@ -12,6 +12,8 @@ const { createStatementReader } = require('./resources/statements/read-statement
 const { areEquivalent } = require('./resources/statements/equivalence')
 const { createForwarder } = require('./forwarding/forwarder')
 const { createUpstreams } = require('./forwarding/upstreams')
+const { sealedSecrets } = require('./auth/sealed-secrets')
+const { forbiddenHosts } = require('./forwarding/target-hosts')
 
 // `instruments`: the worker's metrics (src/metrics/instruments.js);
 // `credentials`: its credential store, whose change mark also tells when
@@ -21,8 +23,11 @@ function createServices ({ config, storage, credentials, logger, instruments, ho
   // Forwarding: the write path queues outbox entries for the upstreams of
   // the LRS and of each statement's store (none: nothing queued, nothing
   // read back); the forwarder delivers them.
-  const upstreams = createUpstreams({ config, storage, credentials, logger })
-  const forwarder = createForwarder({ upstreams, timeoutMs: config.forwardTimeoutMs, outbox: storage.outbox, statements: storage.statements, logger })
+  // forwarders' secrets are sealed under LRS_SECRETS_KEY; where they may send, LRS_FORWARD_FORBIDDEN_HOSTS
+  const sealed = sealedSecrets({ current: config.secretsKey, old: config.secretsOldKeys })
+  const hosts = forbiddenHosts(config.forwardForbiddenHosts)
+  const upstreams = createUpstreams({ config, storage, credentials, logger, sealed })
+  const forwarder = createForwarder({ upstreams, timeoutMs: config.forwardTimeoutMs, outbox: storage.outbox, statements: storage.statements, logger, hosts })
   const batchWriter = createBatchWriter({
     statements: storage.statements,
     sameStatement: (storedBody, record) => areEquivalent(JSON.parse(storedBody), JSON.parse(record.body), { xapiVersion: record.xapiVersion }),
@@ -53,6 +58,8 @@ function createServices ({ config, storage, credentials, logger, instruments, ho
     statementReader: createStatementReader({ statements: storage.statements, queryTimeoutMs: config.queryTimeoutMs, instruments, hooks }),
     upstreams,
     forwarder,
+    sealed,
+    hosts,
     async close () {
       await batcher.drain()
       upstreams.stop()

@@ -9,10 +9,11 @@ const { credentialsRoutes } = require('./credentials-routes')
 const { agentsRoutes } = require('./agents-routes')
 const { statementsRoutes } = require('./statements-routes')
 const { forwardingRoutes } = require('./forwarding-routes')
+const { forwardersRoutes } = require('./forwarders-routes')
 const { overviewRoutes } = require('./overview-routes')
 
 function adminRoutes (deps) {
-  return [...credentialsRoutes(deps), ...agentsRoutes(deps), ...statementsRoutes(deps), ...forwardingRoutes(deps), ...overviewRoutes(deps)]
+  return [...credentialsRoutes(deps), ...agentsRoutes(deps), ...statementsRoutes(deps), ...forwardingRoutes(deps), ...forwardersRoutes(deps), ...overviewRoutes(deps)]
 }
 
 module.exports = { adminRoutes }

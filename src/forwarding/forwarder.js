@@ -17,7 +17,9 @@
 //                              replayed through /admin/forwarding
 // A failing upstream never holds up ingest or the other upstreams.
 
+const crypto = require('node:crypto')
 const { withStored } = require('../resources/statements/statement-record')
+const { webhookHeaders } = require('./webhook-signature')
 
 const BATCH = 100
 const IDLE_MS = 500
@@ -30,34 +32,62 @@ const RETRYABLE = new Set([408, 429])
 // How often the set of upstreams is compared with the loops running.
 const SUPERVISE_MS = 1000
 
-class RetryLater extends Error {}
+// A Retry-After is honoured up to this long (a target asking for a day is
+// asked again within the hour).
+const RETRY_AFTER_MAX_MS = 3600 * 1000
 
-function createForwarder ({ upstreams, timeoutMs, outbox, statements, logger }) {
+class RetryLater extends Error {
+  constructor (message, { cause, retryAfterMs = 0 } = {}) {
+    super(message, cause ? { cause } : undefined)
+    this.retryAfterMs = retryAfterMs
+  }
+}
+
+// Retry-After as seconds or an HTTP date -> ms from now (0: none).
+function retryAfterMs (value) {
+  if (!value) return 0
+  const ms = /^\d+$/.test(value) ? Number(value) * 1000 : Date.parse(value) - Date.now()
+  return Number.isFinite(ms) && ms > 0 ? Math.min(ms, RETRY_AFTER_MAX_MS) : 0
+}
+
+// `hosts`: where forwarders may not send (target-hosts.js), checked before
+// each delivery of a forwarder (not of LRS_FORWARD_URLS, the operator's).
+function createForwarder ({ upstreams, timeoutMs, outbox, statements, logger, hosts = { problem: async () => null } }) {
   const leaseMs = 2 * timeoutMs
   let stopped = false
   const loops = new Map() // upstream id -> { upstream, gone, done }
 
-  async function send (upstream, version, texts) {
+  // An LRS gets the statements as an array (xAPI POST /statements); a
+  // webhook a Standard Webhooks payload, signed, whose webhook-id is the
+  // same for the same statements (a retry, another worker's after a lease
+  // ran out): the receiver's idempotency key.
+  function request (upstream, version, texts, ids) {
+    const statementsJson = '[' + texts.join(',') + ']'
+    if (upstream.kind !== 'webhook') {
+      return { body: statementsJson, headers: { 'Content-Type': 'application/json', 'X-Experience-API-Version': version, ...(upstream.auth && { Authorization: upstream.auth }) } }
+    }
+    const id = 'msg_' + crypto.createHash('sha256').update(upstream.id + ' ' + ids.join(' ')).digest('base64url').slice(0, 32)
+    const body = `{"type":"xapi.statements","timestamp":"${new Date().toISOString()}","data":{"statements":${statementsJson}}}`
+    return { body, headers: { 'Content-Type': 'application/json', ...webhookHeaders({ id, secrets: upstream.secrets, body }) } }
+  }
+
+  async function send (upstream, version, texts, ids) {
+    const { body, headers } = request(upstream, version, texts, ids)
     let res
     try {
-      res = await fetch(upstream.endpoint, {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json', 'X-Experience-API-Version': version, ...(upstream.auth && { Authorization: upstream.auth }) },
-        body: '[' + texts.join(',') + ']',
-        signal: AbortSignal.timeout(timeoutMs)
-      })
+      res = await fetch(upstream.endpoint, { method: 'POST', headers, body, signal: AbortSignal.timeout(timeoutMs), redirect: 'manual' })
     } catch (err) {
       throw new RetryLater('upstream unreachable', { cause: err }) // fetch keeps the reason (ECONNREFUSED, a timeout) in its cause
     }
     const text = await res.text() // always consume the body so the connection is reused
     if (res.ok) return null
-    if (RETRYABLE.has(res.status) || res.status >= 500) throw new RetryLater(`upstream answered ${res.status}`)
+    if (RETRYABLE.has(res.status) || res.status >= 500) throw new RetryLater(`upstream answered ${res.status}`, { retryAfterMs: retryAfterMs(res.headers.get('retry-after')) })
     return { status: res.status, reason: text.slice(0, 300) }
   }
 
   // Sends one version's entries; returns the entries refused for good, with why.
   async function deliverGroup (upstream, version, group) {
-    const refused = await send(upstream, version, group.map((g) => g.text))
+    const refused = await send(upstream, version, group.map((g) => g.text), group.map((g) => g.entry.statementId))
     if (!refused) return []
     if (refused.status !== 409 || group.length === 1) return [{ entries: group.map((g) => g.entry), ...refused }]
     const out = []
@@ -65,10 +95,41 @@ function createForwarder ({ upstreams, timeoutMs, outbox, statements, logger }) 
     return out
   }
 
-  async function deliver (upstream) {
+  // Removes delivered entries; those whose removal the database did not
+  // take (down, or too slow to answer) are owed: removed before the next
+  // lease, while their lease still holds. Left in the outbox, they ran out
+  // their lease and another worker sent them again (on an overloaded
+  // FerretDB, thousands of duplicates where a batch was the bound).
+  async function removeDelivered (ids, owed) {
+    try {
+      await outbox.remove(ids)
+    } catch (err) {
+      for (const id of ids) owed.add(id)
+      throw err
+    }
+  }
+
+  async function payOwed (owed) {
+    if (!owed.size) return
+    const ids = [...owed]
+    await outbox.hold(ids, { ms: leaseMs }).catch(() => {})
+    await outbox.remove(ids)
+    for (const id of ids) owed.delete(id)
+  }
+
+  async function deliver (upstream, owed) {
+    await payOwed(owed)
     let heldAt = Date.now()
-    const leased = await outbox.lease(upstream.id, { limit: BATCH, leaseMs })
+    const leased = await outbox.lease(upstream.id, { limit: upstream.batchSize || BATCH, leaseMs })
     if (!leased.length) return 0
+    if (upstream.checkHost) {
+      const forbidden = await hosts.problem(upstream.endpoint)
+      if (forbidden) {
+        await outbox.deadLetter(leased, { status: 0, reason: forbidden })
+        logger.warn({ upstream: upstream.id, statements: leased.length }, 'forwarder target forbidden (LRS_FORWARD_FORBIDDEN_HOSTS); moved to dead letters')
+        return leased.length
+      }
+    }
     // The lease is for the POST's timeout twice over; a slow database may
     // have used much of it before the POST, or use it up after: held anew
     // then, so that no other worker takes the batch while this one still
@@ -90,7 +151,7 @@ function createForwarder ({ upstreams, timeoutMs, outbox, statements, logger }) 
         continue
       }
       const text = withStored(row)
-      const version = String(JSON.parse(row.body).version).startsWith('2.') ? '2.0.0' : '1.0.3'
+      const version = upstream.xapiVersion && upstream.xapiVersion !== 'as stored' ? upstream.xapiVersion : upstream.kind === 'webhook' ? 'any' : String(JSON.parse(row.body).version).startsWith('2.') ? '2.0.0' : '1.0.3'
       if (!byVersion.has(version)) byVersion.set(version, [])
       byVersion.get(version).push({ entry, text })
     }
@@ -110,28 +171,53 @@ function createForwarder ({ upstreams, timeoutMs, outbox, statements, logger }) 
       }
       await keep()
     } catch (err) {
-      await outbox.remove(done)
-      const rest = leased.map((e) => e.id).filter((id) => !done.includes(id) && !orphans.includes(id) && !waiting.includes(id))
-      await outbox.release(rest).catch(() => {})
+      await removeDelivered(done, owed).catch(() => {})
+      const rest = leased.filter((e) => !done.includes(e.id) && !orphans.includes(e.id) && !waiting.includes(e.id))
+      // a forwarder that gives up after a while: what waited that long is a dead letter, with the last error
+      const giveUpMs = upstream.retry ? upstream.retry.giveUpAfterS * 1000 : 0
+      const expired = giveUpMs ? rest.filter((e) => Date.now() - e.enqueuedAt.getTime() > giveUpMs) : []
+      if (expired.length) await outbox.deadLetter(expired, { status: 0, reason: `gave up after ${upstream.retry.giveUpAfterS} s: ${err.message}` }).catch(() => {})
+      await outbox.release(rest.filter((e) => !expired.includes(e)).map((e) => e.id)).catch(() => {})
       throw err
     }
-    await outbox.remove(done)
+    await removeDelivered(done, owed)
     return leased.length
   }
 
+  // Capped exponential backoff with jitter (a target coming back is not
+  // met by every worker of every host at once), or the target's
+  // Retry-After when that is later. At the cap the loop sends one batch
+  // per maxBackoffMs: a dead target is not hammered.
   async function loop (upstream, running) {
+    const first = upstream.retry ? upstream.retry.initialBackoffMs : BACKOFF_START_MS
+    const cap = upstream.retry ? upstream.retry.maxBackoffMs : BACKOFF_MAX_MS
     let backoff = 0
+    const owed = new Set() // entry ids delivered, not yet removed
     while (!stopped && !running.gone) {
+      // changed (its secrets, target, filter) or gone: a loop of its new
+      // self takes over at once, not at the next supervision
+      if (changed(upstream)) {
+        supervise()
+        break
+      }
+      if (upstream.problem) {
+        logger.warn({ upstream: upstream.id, problem: upstream.problem }, 'forwarder cannot deliver')
+        await sleep(cap)
+        continue
+      }
       let sent = 0
+      let wait = 0
       try {
-        sent = await deliver(upstream)
+        sent = await deliver(upstream, owed)
         backoff = 0
       } catch (err) {
-        backoff = Math.min(backoff ? backoff * 2 : BACKOFF_START_MS, BACKOFF_MAX_MS)
-        logger.warn({ upstream: upstream.id, err, retryInMs: backoff }, 'forwarding failed')
+        backoff = Math.min(backoff ? backoff * 2 : first, cap)
+        wait = Math.max(backoff / 2 + Math.random() * backoff / 2, err.retryAfterMs || 0)
+        logger.warn({ upstream: upstream.id, err, retryInMs: Math.round(wait) }, 'forwarding failed')
       }
-      if (!sent || backoff) await sleep(backoff || IDLE_MS)
+      if (!sent || wait) await sleep(wait || IDLE_MS)
     }
+    await payOwed(owed).catch(() => {})
   }
 
   let sleeping = new Set()
@@ -143,13 +229,18 @@ function createForwarder ({ upstreams, timeoutMs, outbox, statements, logger }) 
     })
   }
 
+  function changed (upstream) {
+    const current = upstreams.all().find((u) => u.id === upstream.id)
+    return !current || current.auth !== upstream.auth || current.fingerprint !== upstream.fingerprint
+  }
+
   // One loop per current upstream; one whose upstream was removed (or
   // changed its credentials: same id, another Authorization) ends.
   function supervise () {
     const now = new Map(upstreams.all().map((u) => [u.id, u]))
     for (const [id, running] of loops) {
       const current = now.get(id)
-      if (!current || current.auth !== running.upstream.auth) {
+      if (!current || changed(running.upstream)) {
         running.gone = true
         loops.delete(id)
         ended.add(running.done)

@@ -45,22 +45,32 @@ function upstreamProblem (raw) {
   return null
 }
 
-// Which upstream ids get an outbox entry for a statement of `store`
-// (`forwardTo` as createUpstreams gives it; the storage engines use this).
-// A list (what callers from before stores had upstreams send, such as an
-// older checkout's bench) is every statement's.
+// Which upstream ids get an outbox entry for a statement's `record`
+// (`forwardTo` as createUpstreams gives it; the storage engines use this):
+// the LRS-wide ones, its store's, and its store's forwarders whose filter
+// it matches (forwarder-filter.js). A list (what callers from before stores
+// had upstreams send, such as an older checkout's bench) is every
+// statement's.
 const NONE = Object.freeze([])
-function upstreamsFor (forwardTo, store) {
+function upstreamsFor (forwardTo, record) {
   if (!forwardTo) return NONE
   if (Array.isArray(forwardTo)) return forwardTo
-  const own = forwardTo.byStore[store || 0]
-  if (!own) return forwardTo.all
-  return forwardTo.all.length ? [...forwardTo.all, ...own] : own
+  const store = record.store || 0
+  const own = forwardTo.byStore[store]
+  const filtered = forwardTo.filtered && forwardTo.filtered[store]
+  let list = !own ? forwardTo.all : forwardTo.all.length ? [...forwardTo.all, ...own] : own
+  if (filtered) {
+    for (const f of filtered) if (f.test(record)) list = [...list, f.id]
+  }
+  return list
 }
 
-function createUpstreams ({ config, storage, credentials, logger }) {
+function createUpstreams ({ config, storage, credentials, logger, sealed }) {
+  // here, not at the top: forwarders.js checks URLs with upstreamProblem from this module
+  const { toUpstream, compileFilter } = require('./forwarders')
   const lrsWide = config.forwardUrls.map((u) => parseUpstream(u))
-  let byStore = new Map() // store number -> its upstreams
+  let byStore = new Map() // store number -> its upstreams (forwardUrls)
+  let forwarders = [] // every store's forwarders, as upstreams (forwarders.js)
   let forwardTo = { all: lrsWide.map((u) => u.id), byStore: {} }
   let seenGeneration = null
   let reading = null
@@ -69,14 +79,25 @@ function createUpstreams ({ config, storage, credentials, logger }) {
 
   async function read () {
     const generation = credentials.generation()
-    const stores = await storage.stores.all()
+    const [stores, made] = await Promise.all([storage.stores.all(), storage.forwarders.all()])
     const next = new Map()
     for (const s of stores) {
       const upstreams = (s.forwardUrls || []).map((u) => ({ ...parseUpstream(u, s.number), storeId: s.id }))
       if (upstreams.length) next.set(s.number, upstreams)
     }
+    const ids = Object.fromEntries([...next].map(([n, list]) => [n, list.map((u) => u.id)]))
+    const filtered = {}
+    const nextForwarders = []
+    for (const f of made) {
+      const upstream = toUpstream(f, sealed)
+      nextForwarders.push(upstream)
+      const test = compileFilter(f.definition.filter)
+      if (test) (filtered[f.store] ||= []).push({ id: upstream.id, test })
+      else (ids[f.store] ||= []).push(upstream.id)
+    }
     byStore = next
-    forwardTo = { all: lrsWide.map((u) => u.id), byStore: Object.fromEntries([...next].map(([n, list]) => [n, list.map((u) => u.id)])) }
+    forwarders = nextForwarders
+    forwardTo = { all: lrsWide.map((u) => u.id), byStore: ids, filtered }
     seenGeneration = generation
     known = true
   }
@@ -108,10 +129,12 @@ function createUpstreams ({ config, storage, credentials, logger }) {
       if (!known) await refresh()
       return forwardTo
     },
-    // Every upstream the forwarder delivers to now.
-    all: () => [...lrsWide, ...[...byStore.values()].flat()],
+    // Every upstream the forwarder delivers to now (a paused forwarder's
+    // statements wait in its queue).
+    all: () => [...lrsWide, ...[...byStore.values()].flat(), ...forwarders.filter((f) => !f.paused)],
     lrsWide: () => lrsWide,
-    ofStore: (store) => byStore.get(store) || NONE
+    ofStore: (store) => byStore.get(store) || NONE,
+    forwardersOf: (store) => forwarders.filter((f) => f.store === store)
   }
 }
 

@@ -349,6 +349,30 @@ function schemas () {
       activities: { type: 'array', items: object({ activity: { type: 'string' }, count: { type: 'integer', minimum: 0 } }, ['activity', 'count']) },
       credentials: { type: 'array', items: object({ key: { type: ['string', 'null'] }, count: { type: 'integer', minimum: 0 } }, ['key', 'count']) }
     }, ['since', 'until', 'total', 'hours', 'verbs', 'activities', 'credentials']),
+    Forwarder: object({
+      id: { type: 'string' },
+      store: { type: ['string', 'null'], description: 'Its store\'s id.' },
+      name: { type: 'string' },
+      state: { enum: ['active', 'paused'] },
+      target: { type: 'object', description: 'As made, without secrets: an LRS target\'s auth shows its type (and username); a webhook\'s `secrets`, how many it has.' },
+      filter: { type: 'object' },
+      batchSize: { type: 'integer' },
+      retry: { type: 'object' },
+      revision: { type: 'integer', description: 'Moves on every change; the ETag is "r<revision>".' },
+      createdAt: { type: 'string', format: 'date-time' },
+      updatedAt: { type: 'string', format: 'date-time' },
+      delivery: object({
+        queued: { type: 'integer', minimum: 0, description: 'Statements waiting.' },
+        oldestQueuedAt: { type: ['string', 'null'], format: 'date-time' },
+        lagSeconds: { type: 'integer', minimum: 0, description: 'How long the oldest waiting statement has waited.' },
+        deadLetters: { type: 'integer', minimum: 0 }
+      }),
+      secrets: { type: 'array', items: { type: 'string' }, description: 'Only in the answer to the creation of a webhook made without secrets: the signing secret made for it, shown this once.' }
+    }, ['id', 'name', 'state', 'target', 'filter', 'batchSize', 'retry', 'revision', 'delivery']),
+    ForwarderList: object({
+      forwarders: { type: 'array', items: schema('Forwarder') },
+      configured: { type: 'array', items: object({ upstream: { type: 'string' }, managedBy: { enum: ['LRS_FORWARD_URLS', 'forwardUrls'] }, forwards: { enum: ['this store', 'every store'] } }) }
+    }, ['forwarders', 'configured']),
     UpstreamList: object({
       upstreams: {
         type: 'array',

@@ -25,6 +25,10 @@
 //   stores       create({ id, name }) -> 'created' | 'taken' (the id) | 'full' (no more stores),
 //                rename({ id, name }) (false: no such store), all() [{ number, id, name, createdAt }]
 //                (src/stores/store-keys.js: how the stores' data is kept apart)
+//   forwarders   all() [{ id, store, revision, definition, createdAt, updatedAt }],
+//                create({ id, store, definition }) (false: no such store),
+//                replace({ id, store, revision, definition }) -> 'changed' | 'moved' | 'missing',
+//                remove({ id, store, upstream }) (its queue and dead letters with it)
 // and kind ('sqlite' | 'mongodb'), ready (a promise), ping(), close(),
 // writerRestarting() (true while writes wait for a writer being replaced).
 // Engine failures reach callers as

@@ -59,16 +59,19 @@ function steadyLoad ({ hosts, admin, rate = 200, perRequest = 5, timeoutMs = 300
       const started = Date.now()
       let status
       let retryAfter = 0
+      let message
       try {
         const res = await fetch(host.url + '/xapi/statements', { method: 'POST', headers, body, signal: AbortSignal.timeout(timeoutMs) })
-        await res.arrayBuffer()
+        const text = await res.text()
         status = res.status
+        // why a 5xx came (reports say which refusal it was)
+        if (status >= 500) { try { message = JSON.parse(text).message } catch { message = text.slice(0, 200) } }
         retryAfter = Number(res.headers.get('retry-after')) || 0
       } catch (err) {
         status = err.name === 'TimeoutError' ? 'timeout' : 'connection'
         if (status === 'connection') takeOut(host)
       }
-      answers.push({ at: started, host: host.name, status, ms: Date.now() - started })
+      answers.push({ at: started, host: host.name, status, ms: Date.now() - started, ...(message && { message }) })
       if (status === 200) {
         for (const id of ids) acknowledged.add(id)
         return

@@ -93,6 +93,23 @@ test('dead letters discarded are gone for good, for the upstream named only; the
   assert.equal((await fetch(lrs.url + '/admin/forwarding/dead-letters/discard', { method: 'POST', headers: { Authorization: basic('nobody', 'x') } })).status, 401)
 })
 
+test('a statement sent again after it was delivered (a retry of a request whose answer was lost) is not delivered again', async (t) => {
+  const up = await upstream()
+  // no clock skew between hosts and a short margin: "stored well before" is 50 ms here
+  const lrs = await forwardingLrs(t, up, { LRS_CLOCK_SKEW_MS: '0', LRS_CONSISTENCY_MARGIN_MS: '50' })
+  const once = [statement({ id: crypto.randomUUID() }), statement({ id: crypto.randomUUID() })]
+  const first = await lrs.client('/statements', { method: 'POST', body: once })
+  assert.equal(first.status, 200)
+  assert.ok(await until(async () => once.every((s) => up.received.some((r) => r.id === s.id)) && (await lrs.storage.outbox.stats(up.id)).queued === 0), 'delivered, outbox empty')
+  // sent again, with one statement new beside them
+  const fresh = statement({ id: crypto.randomUUID() })
+  const again = await lrs.client('/statements', { method: 'POST', body: [...once, fresh] })
+  assert.equal(again.status, 200)
+  assert.ok(await until(() => up.received.some((r) => r.id === fresh.id)), 'the new one delivered')
+  assert.ok(await until(async () => (await lrs.storage.outbox.stats(up.id)).queued === 0), 'outbox empty')
+  for (const s of once) assert.equal(up.received.filter((r) => r.id === s.id).length, 1, `${s.id} delivered once`)
+})
+
 test('an upstream 409 is resolved per statement: the rest of the batch is delivered', async (t) => {
   const poison = crypto.randomUUID()
   const up = await upstream((list) => (list.some((s) => s.id === poison) ? 409 : 200))

@@ -15,6 +15,7 @@ const { outboxRepository } = require('./outbox')
 const { settingsRepository } = require('./settings')
 const { consoleSessionsRepository } = require('./console-sessions')
 const { storesRepository } = require('./stores')
+const { forwardersRepository } = require('./forwarders')
 const { startStorePurge } = require('./store-purge')
 
 function openMongoStorage (config, logger, { monitorCommands = false, hooks = {} } = {}) {
@@ -22,7 +23,9 @@ function openMongoStorage (config, logger, { monitorCommands = false, hooks = {}
   const { db } = connection
   const locks = idLocks(db, { maxWaitMs: hooks.lockWaitMs })
   const isFerret = () => connection.engine === 'ferretdb'
-  const options = { queryTimeoutMs: config.queryTimeoutMs, isFerret, locks, hooks }
+  // settledMs: a statement stored this long before an outbox entry was
+  // made for it was stored by another request (statements.js, withdrawEntries)
+  const options = { queryTimeoutMs: config.queryTimeoutMs, settledMs: 2 * config.clockSkewMs + config.consistencyMarginMs, isFerret, locks, hooks }
   const outbox = outboxRepository(db, options)
   const attachments = attachmentsRepository(db, options)
   const repositories = {
@@ -33,7 +36,8 @@ function openMongoStorage (config, logger, { monitorCommands = false, hooks = {}
     outbox,
     settings: settingsRepository(db, options),
     consoleSessions: consoleSessionsRepository(db, options),
-    stores: storesRepository(db, options)
+    stores: storesRepository(db, options),
+    forwarders: forwardersRepository(db, options)
   }
   // When the LRS first made this database's data, recorded once it answers
   // (stores.js) and before the storage says it is ready: done after, its

@@ -47,6 +47,7 @@ const INDEXES = {
     { key: { statementId: 1 }, name: 'statement' } // agent erasure
   ],
   forward_dead_letters: [{ key: { statementId: 1 }, name: 'statement' }],
+  forwarders: [{ key: { store: 1 }, name: 'store' }],
   // the id is the document key (_id); a unique index on `id`, a field no
   // store has, let MongoDB hold one store besides the default one (the
   // first versions made it; ensureIndexes drops it)
@@ -55,7 +56,7 @@ const INDEXES = {
 const DROPPED = { stores: ['id'] }
 const INDEX_NOT_FOUND = 27
 
-const COLLECTIONS = ['statements', 'documents', 'credentials', 'attachments', 'attachment_chunks', 'forward_outbox', 'forward_dead_letters', 'settings', 'locks', 'stores']
+const COLLECTIONS = ['statements', 'documents', 'credentials', 'attachments', 'attachment_chunks', 'forward_outbox', 'forward_dead_letters', 'forwarders', 'settings', 'locks', 'stores']
 
 async function ensureIndexes (db, { engine }) {
   if (engine === 'ferretdb') {

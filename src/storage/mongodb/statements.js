@@ -55,7 +55,7 @@ function toRow (doc) {
 
 const HOUR_MS = 3600000
 
-function statementsRepository (db, { queryTimeoutMs, isFerret, locks, hooks, outbox, attachments }) {
+function statementsRepository (db, { queryTimeoutMs, settledMs, isFerret, locks, hooks, outbox, attachments }) {
   const col = db.collection('statements')
   const read = { maxTimeMS: queryTimeoutMs }
   const ids = byId(col, { isFerret, locks, maxTimeMS: queryTimeoutMs })
@@ -193,16 +193,39 @@ function statementsRepository (db, { queryTimeoutMs, isFerret, locks, hooks, out
   // Outbox entries for `entries` ({ record, doc }), grouped by the
   // upstreams their stores forward to.
   async function enqueueForwarding (forwardTo, entries) {
-    if (!forwardTo) return
+    if (!forwardTo) return []
     const byUpstreams = new Map()
     for (const { record, doc } of entries) {
-      const upstreams = upstreamsFor(forwardTo, record.store)
+      const upstreams = upstreamsFor(forwardTo, record)
       if (!upstreams.length) continue
       const key = upstreams.join(' ') // ids have no spaces (outbox entry ids are "<upstream> <statement>")
       if (!byUpstreams.has(key)) byUpstreams.set(key, { upstreams, ids: [] })
       byUpstreams.get(key).ids.push(doc._id)
     }
-    for (const { upstreams, ids } of byUpstreams.values()) await outbox.enqueue(upstreams, ids)
+    const made = []
+    for (const { upstreams, ids } of byUpstreams.values()) made.push(...await outbox.enqueue(upstreams, ids))
+    return made
+  }
+
+  // The entries made for statements that were there already: a client
+  // retrying a request answered 503 whose statements were stored after all
+  // (or an import run again) queued a new entry once the first was
+  // delivered, and the upstream got those statements twice (issue 55: 2,595
+  // of 5,455 after a database outage). Only a statement stored well before
+  // the entry was made: its first writer made its own entry before storing
+  // it, which was there when this one was made unless it was delivered. A
+  // statement stored later belongs to a write that ran beside this one and
+  // found this entry there already (a retry overtaking a slow first
+  // attempt): the entry is its only one and stays. `settledMs` covers the
+  // two hosts' clocks and a restamp.
+  async function withdrawEntries (made, written) {
+    const candidates = made.filter((e) => !written.has(e.statementId))
+    if (!candidates.length) return
+    const statementIds = [...new Set(candidates.map((e) => e.statementId))]
+    const rows = await ids.findMany(statementIds, { stored: 1 }).catch(() => [])
+    const storedAt = new Map(rows.map((r) => [r._id, r.stored.getTime()]))
+    const extra = candidates.filter((e) => storedAt.has(e.statementId) && storedAt.get(e.statementId) < e.enqueuedAt - settledMs).map((e) => e.id)
+    if (extra.length) await outbox.withdraw(extra)
   }
 
   const repository = {
@@ -218,7 +241,7 @@ function statementsRepository (db, { queryTimeoutMs, isFerret, locks, hooks, out
       const entries = []
       groups.forEach((records, group) => { for (const record of records) entries.push({ record, group, doc: toDoc(record, stored, w) }) })
       const docs = entries.map((e) => e.doc)
-      await enqueueForwarding(forwardTo, entries)
+      const made = await enqueueForwarding(forwardTo, entries)
       const { taken, replaced } = await insert(docs)
       const takenSet = new Set(taken)
       const written = new Set(docs.filter((d) => !takenSet.has(d._id)).map((d) => d._id))
@@ -230,7 +253,9 @@ function statementsRepository (db, { queryTimeoutMs, isFerret, locks, hooks, out
         await removeUnconfirmed(mine, replaced, w)
       }
       await applyReferences(ok.map((e) => e.record))
-      return { failed, inserted: [...new Set(ok.filter((e) => written.has(e.doc._id)).map((e) => e.doc._id))] }
+      const inserted = [...new Set(ok.filter((e) => written.has(e.doc._id)).map((e) => e.doc._id))]
+      await withdrawEntries(made, new Set(inserted))
+      return { failed, inserted }
     },
 
     // Statements with the `stored` each record carries (import); returns the
@@ -238,9 +263,10 @@ function statementsRepository (db, { queryTimeoutMs, isFerret, locks, hooks, out
     // request will remove them).
     async insertStored (records, { forwardTo = null } = {}) {
       const docs = records.map((r) => ({ ...toDoc(r, r.stored, undefined), w: undefined }))
-      await enqueueForwarding(forwardTo, records.map((record, i) => ({ record, doc: docs[i] })))
+      const made = await enqueueForwarding(forwardTo, records.map((record, i) => ({ record, doc: docs[i] })))
       const { taken } = await insert(docs)
       const existing = new Set(taken)
+      await withdrawEntries(made, new Set(docs.map((d) => d._id).filter((id) => !existing.has(id))))
       await applyReferences(records.filter((r) => !existing.has(r.id)))
       return taken
     },

@@ -126,6 +126,7 @@ function storesRepository (db, { queryTimeoutMs }) {
       const { forwardUrls, ...kept } = store
       await insertManyReportingDuplicates(col, [{ ...kept, _id: deletedId(store.number, id), deletedAt: new Date() }])
       await db.collection('credentials').deleteMany({ store: store.number })
+      await db.collection('forwarders').deleteMany({ store: store.number })
       // its own upstreams' entries (the LRS-wide ones' go as the forwarder finds their statements gone)
       const own = { upstream: prefixRange(storeUpstreamPrefix(store.number)) }
       await Promise.all([db.collection('forward_outbox').deleteMany(own), db.collection('forward_dead_letters').deleteMany(own)])

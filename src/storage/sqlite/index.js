@@ -25,6 +25,7 @@ const { credentialsRepository } = require('./credentials')
 const { outboxRepository } = require('./outbox')
 const { settingsRepository } = require('./settings')
 const { consoleSessionsRepository } = require('./console-sessions')
+const { forwardersRepository } = require('./forwarders')
 const { storesRepository } = require('./stores')
 
 // `hooks.walLimitBytes`, `hooks.mergeStatements`, `hooks.middleStatements`,
@@ -68,7 +69,8 @@ function openSqliteStorage (config, logger, { hooks = {} } = {}) {
     outbox: outboxRepository(db, options),
     settings: settingsRepository(db, options),
     consoleSessions: consoleSessionsRepository(db, options),
-    stores: storesRepository(db, options)
+    stores: storesRepository(db, options),
+    forwarders: forwardersRepository(db, options)
   }
   return {
     kind: 'sqlite',

@@ -295,6 +295,20 @@ CREATE TABLE IF NOT EXISTS settings (
   value TEXT NOT NULL
 );
 
+-- Forwarders (src/forwarding/forwarders.js): where a store's statements
+-- go, managed through /admin/forwarders. \`definition\`: JSON, its secrets
+-- sealed (src/auth/sealed-secrets.js); \`revision\`: + 1 on every change
+-- (a change is made only against the revision it read). A table an older
+-- LRS ignores.
+CREATE TABLE IF NOT EXISTS forwarders (
+  id TEXT PRIMARY KEY,
+  store INTEGER NOT NULL,
+  revision INTEGER NOT NULL,
+  definition TEXT NOT NULL,
+  created_ms INTEGER NOT NULL,
+  updated_ms INTEGER NOT NULL
+);
+
 -- The console's sign-in sessions (src/console/sso/): keyed by the SHA-256
 -- of the cookie's value, never the value. A table an older LRS ignores.
 CREATE TABLE IF NOT EXISTS console_sessions (
@@ -500,7 +514,8 @@ function buildIndexFile (db) {
 const SCHEMA_WAIT_MS = 30 * 60000
 
 function makeSchema (db, logger) {
-  if (db.pragma('user_version', { simple: true }) === VERSION && tableIn(db, 'idx', 'index_copy') && dictionaryWhole(db) && indexIn(db, TARGETED_INDEX)) return
+  // (a table added without a new version, such as forwarders, is made by the schema's script)
+  if (db.pragma('user_version', { simple: true }) === VERSION && tableIn(db, 'idx', 'index_copy') && tableIn(db, 'main', 'forwarders') && dictionaryWhole(db) && indexIn(db, TARGETED_INDEX)) return
   const busy = db.pragma('busy_timeout', { simple: true })
   const started = Date.now()
   db.pragma(`busy_timeout = ${SCHEMA_WAIT_MS}`)

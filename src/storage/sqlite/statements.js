@@ -8,6 +8,7 @@
 // when all are the same, it is stored again without them (stored
 // statements never change, so the comparison holds).
 
+const { upstreamsFor } = require('../../forwarding/upstreams')
 const { errors } = require('../../errors')
 const { idToBlob, blobToId } = require('./ids')
 const { storedOf, lastSeqOf } = require('./seq')
@@ -50,10 +51,13 @@ const FEW_POSTINGS = 10000
 // order sent), which this worker keeps. It never looks a term up for this
 // itself: one look-up per new term cost the workers about 5 % of their
 // time, about what the writer saved on a 2-core machine.
-function forWriter (r, known, storedMs) {
+// `forwardTo`: the outbox entries the writer makes with the statement,
+// decided here, where the record's query fields are (forwarders' filters).
+function forWriter (r, known, storedMs, forwardTo) {
   const { registration, all } = termsOf(r)
   const terms = { registration: registration !== null, all: all.map((term) => known.get(term) || term) }
-  return { id: r.id, newId: r.newId === true, body: packBody(r.body), voiding: r.voiding, ref: r.ref, timestampFromStored: r.timestampFromStored, attachments: r.attachments, terms, storedMs, store: r.store || 0 }
+  const upstreams = upstreamsFor(forwardTo, r)
+  return { id: r.id, newId: r.newId === true, body: packBody(r.body), voiding: r.voiding, ref: r.ref, timestampFromStored: r.timestampFromStored, attachments: r.attachments, terms, storedMs, store: r.store || 0, ...(upstreams.length && { upstreams }) }
 }
 
 function toRow (r) {
@@ -234,10 +238,10 @@ function statementsRepository (db, { writer, fewPostings: maxPostings = FEW_POST
       const inserted = []
       const same = groups.map(() => [])
       let pending = groups.map((_, g) => g)
-      const sent = groups.map((records) => records.map((r) => forWriter(r, knownTerms))) // once, whatever the rounds
+      const sent = groups.map((records) => records.map((r) => forWriter(r, knownTerms, undefined, forwardTo))) // once, whatever the rounds
       for (let round = 0; pending.length; round++) {
         if (round === MAX_SAME_ROUNDS) throw new Error('statement ids kept being taken while being stored')
-        const results = await writer.call('storeBatch', pending.map((g) => sent[g]), { storedMs: stored.getTime(), forwardTo, same: pending.map((g) => same[g]) })
+        const results = await writer.call('storeBatch', pending.map((g) => sent[g]), { storedMs: stored.getTime(), same: pending.map((g) => same[g]) })
         const retry = []
         results.forEach((result, i) => {
           const g = pending[i]
@@ -260,7 +264,7 @@ function statementsRepository (db, { writer, fewPostings: maxPostings = FEW_POST
     // Statements with the `stored` each record carries (import); returns the
     // ids that were stored already.
     async insertStored (records, { forwardTo = null } = {}) {
-      return writer.call('insertStored', records.map((r) => forWriter(r, knownTerms, r.stored.getTime())), { forwardTo })
+      return writer.call('insertStored', records.map((r) => forWriter(r, knownTerms, r.stored.getTime(), forwardTo)))
     },
 
     async restamp (ids, stored) {

@@ -10,7 +10,7 @@ const { indexMerges } = require('./index-merges')
 const { idToBlob, blobToId, storeSuffix } = require('./ids')
 const { termIn, plainTermId, STORE_SPAN, STORE_TERM, DEFAULT_TERM_FROM, defaultTermFromReader } = require('./store-terms')
 const { qualify, deletedId, prefixBounds } = require('../../stores/store-keys')
-const { upstreamsFor, storeUpstreamPrefix } = require('../../forwarding/upstreams')
+const { storeUpstreamPrefix } = require('../../forwarding/upstreams')
 const { firstSeqOf, lastSeqOf, storedMsOf } = require('./seq')
 const { LEVELS, RECENT_BUFFERS, DICT_TABLES, TERM_TABLES, SEQ_OF_ID, HOUR_MS, COUNTED_KINDS } = require('./schema')
 
@@ -359,7 +359,7 @@ function writeOps (db) {
   // entries, adding its (term, seq) rows to `pairs` ({ terms, seqs, verbs }).
   // `id`: its id as stored. `storedMs`: its stored time when `seq` is not
   // in that millisecond. (term_ids is JSON of whole numbers: joined.)
-  function insertRecord (r, t, seq, { id, forwardTo, now, pairs, storedMs = null }) {
+  function insertRecord (r, t, seq, { id, now, pairs, storedMs = null }) {
     const { changes } = insertStatement.run(seq, id, r.voiding ? 1 : 0, r.timestampFromStored ? 1 : 0, t.verb, t.registration || null, t.authority,
       r.ref ? idToBlob(r.ref) : null, '[' + t.all.join(',') + ']', r.attachments.length ? JSON.stringify(r.attachments) : null, r.body, storedMs, r.store || null)
     if (changes !== 1) throw new Error(`statement ${r.id} was not stored at seq ${seq}`) // OR IGNORE: a taken seq, a missing column
@@ -371,7 +371,7 @@ function writeOps (db) {
       pairs.seqs.push(seq)
       pairs.verbs.push(t.verb)
     }
-    for (const upstream of upstreamsFor(forwardTo, r.store)) insertOutbox.run(upstream, id, now)
+    if (r.upstreams) for (const upstream of r.upstreams) insertOutbox.run(upstream, id, now) // decided by the worker (statements.js, forWriter)
   }
 
   // Where the last statement of a full millisecond went (insertStored), so
@@ -590,7 +590,7 @@ function writeOps (db) {
     // inserted. (A savepoint per group, undone on a taken id, copied every
     // page the group touched, 16 KiB each, into the statement journal:
     // measured, about 1 us of the writer's 40 per statement.)
-    storeBatch (groups, { storedMs, forwardTo, same }) {
+    storeBatch (groups, { storedMs, same }) {
       const termIds = groups.map((records) => records.map(termIdsOf))
       const learned = groups.map((records, g) => idsOfStrings(records, termIds[g]))
       let seq = nextSeq(storedMs)
@@ -604,7 +604,7 @@ function writeOps (db) {
         const blobs = kept.map((r) => idToBlob(r.id))
         const duplicates = takenIds(kept, blobs)
         if (duplicates.length) return { duplicates, learned: learned[g] }
-        keptAt.forEach((i, k) => insertRecord(records[i], termIds[g][i], seq++, { id: blobs[k], forwardTo, now, pairs: pending }))
+        keptAt.forEach((i, k) => insertRecord(records[i], termIds[g][i], seq++, { id: blobs[k], now, pairs: pending }))
         applyReferences(kept)
         return { inserted: kept.map((r) => r.id), learned: learned[g] }
       })
@@ -622,7 +622,7 @@ function writeOps (db) {
     // (as exports are) they come right after their millisecond, before
     // the next one's statements, so order and since/until stay exact
     // (statements.js, lastSeqAt).
-    insertStored (records, { forwardTo }) {
+    insertStored (records) {
       const slot = db.prepare('SELECT max(seq) FROM statements WHERE seq BETWEEN ? AND ?').pluck()
       const existing = new Set()
       const pairs = noRows()
@@ -636,7 +636,7 @@ function writeOps (db) {
         const seq = taken === null ? firstSeqOf(ms) : taken + 1
         const id = idToBlob(r.id)
         if (seqOf(id) !== undefined) existing.add(r.id)
-        else insertRecord(r, termIdsOf(r), seq, { id, forwardTo, now, pairs, storedMs: ms === r.storedMs ? null : r.storedMs })
+        else insertRecord(r, termIdsOf(r), seq, { id, now, pairs, storedMs: ms === r.storedMs ? null : r.storedMs })
       }
       insertTermRows(pairs)
       applyReferences(records.filter((r) => !existing.has(r.id)))
@@ -716,6 +716,34 @@ function writeOps (db) {
       return true
     },
 
+    // A new forwarder (forwarders.js); false when its store is gone.
+    forwarderCreate ({ id, store, definition, at }) {
+      if (!db.prepare('SELECT 1 FROM stores WHERE number = ? AND deleted_at IS NULL').get(store) && store !== 0) return false
+      db.prepare('INSERT INTO forwarders (id, store, revision, definition, created_ms, updated_ms) VALUES (?, ?, 1, ?, ?, ?)').run(id, store, JSON.stringify(definition), at, at)
+      credentialsChanged()
+      return true
+    },
+
+    // Replaces a forwarder's definition if it is still at `revision`:
+    // 'changed', 'moved' (another change came first) or 'missing'.
+    forwarderReplace ({ id, store, revision, definition, at }) {
+      const { changes } = db.prepare('UPDATE forwarders SET definition = ?, revision = revision + 1, updated_ms = ? WHERE id = ? AND store = ? AND revision = ?').run(JSON.stringify(definition), at, id, store, revision)
+      if (changes) {
+        credentialsChanged()
+        return 'changed'
+      }
+      return db.prepare('SELECT 1 FROM forwarders WHERE id = ? AND store = ?').get(id, store) ? 'moved' : 'missing'
+    },
+
+    // Removes a forwarder with its queue and dead letters; false: none.
+    forwarderRemove ({ id, store, upstream }) {
+      if (!db.prepare('DELETE FROM forwarders WHERE id = ? AND store = ?').run(id, store).changes) return false
+      db.prepare('DELETE FROM forward_outbox WHERE upstream = ?').run(upstream)
+      db.prepare('DELETE FROM forward_dead_letters WHERE upstream = ?').run(upstream)
+      credentialsChanged()
+      return true
+    },
+
     // false when there is no such store
     storeRename ({ id, name }) {
       return db.prepare('UPDATE stores SET name = ? WHERE id = ?').run(name, id).changes === 1
@@ -771,6 +799,7 @@ function writeOps (db) {
       if (!store) return false
       db.prepare('UPDATE stores SET id = ?, deleted_at = ?, forward_urls = NULL WHERE number = ?').run(deletedId(store.number, id), Date.now(), store.number)
       db.prepare('DELETE FROM credentials WHERE store = ?').run(store.number)
+      db.prepare('DELETE FROM forwarders WHERE store = ?').run(store.number)
       dropStoreForwarding(store.number)
       credentialsChanged() // also for a store without credentials: workers forget the tokens of it (bearer-tokens.js)
       return true
