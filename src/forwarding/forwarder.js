@@ -50,6 +50,14 @@ function retryAfterMs (value) {
   return Number.isFinite(ms) && ms > 0 ? Math.min(ms, RETRY_AFTER_MAX_MS) : 0
 }
 
+// The X-Experience-API-Version a statement is sent with (a batch holds one
+// version): the forwarder's own, else the statement's; a webhook has none.
+function versionFor (upstream, row) {
+  if (upstream.kind === 'webhook') return 'any'
+  if (upstream.xapiVersion && upstream.xapiVersion !== 'as stored') return upstream.xapiVersion
+  return String(JSON.parse(row.body).version).startsWith('2.') ? '2.0.0' : '1.0.3'
+}
+
 // `hosts`: where forwarders may not send (target-hosts.js), checked before
 // each delivery of a forwarder (not of LRS_FORWARD_URLS, the operator's).
 function createForwarder ({ upstreams, timeoutMs, outbox, statements, logger, hosts = { problem: async () => null } }) {
@@ -151,7 +159,7 @@ function createForwarder ({ upstreams, timeoutMs, outbox, statements, logger, ho
         continue
       }
       const text = withStored(row)
-      const version = upstream.xapiVersion && upstream.xapiVersion !== 'as stored' ? upstream.xapiVersion : upstream.kind === 'webhook' ? 'any' : String(JSON.parse(row.body).version).startsWith('2.') ? '2.0.0' : '1.0.3'
+      const version = versionFor(upstream, row)
       if (!byVersion.has(version)) byVersion.set(version, [])
       byVersion.get(version).push({ entry, text })
     }
@@ -229,18 +237,17 @@ function createForwarder ({ upstreams, timeoutMs, outbox, statements, logger, ho
     })
   }
 
-  function changed (upstream) {
-    const current = upstreams.all().find((u) => u.id === upstream.id)
-    return !current || current.auth !== upstream.auth || current.fingerprint !== upstream.fingerprint
-  }
+  // Whether `current` (the upstream as now configured, or undefined: gone)
+  // is no longer what a loop was started for.
+  const differs = (current, upstream) => !current || current.auth !== upstream.auth || current.fingerprint !== upstream.fingerprint
+  const changed = (upstream) => differs(upstreams.all().find((u) => u.id === upstream.id), upstream)
 
   // One loop per current upstream; one whose upstream was removed (or
   // changed its credentials: same id, another Authorization) ends.
   function supervise () {
     const now = new Map(upstreams.all().map((u) => [u.id, u]))
     for (const [id, running] of loops) {
-      const current = now.get(id)
-      if (!current || changed(running.upstream)) {
+      if (differs(now.get(id), running.upstream)) {
         running.gone = true
         loops.delete(id)
         ended.add(running.done)

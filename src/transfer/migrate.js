@@ -260,6 +260,16 @@ async function verifyMigration ({ source, target, limits = {}, onProgress = () =
   const forwardingKey = (e) => `${e.upstream} ${e.statementId}`
   const forwardingFields = (dead) => (a, b) => ({ enqueuedAt: [ms(a.enqueuedAt), ms(b.enqueuedAt)], ...(dead ? { status: [a.status, b.status], reason: [a.reason, b.reason], failedAt: [ms(a.failedAt), ms(b.failedAt)] } : { leaseUntil: [ms(a.leaseUntil), ms(b.leaseUntil)] }) })
   const forwardingLabel = (dead) => (e) => `${dead ? 'dead letter' : 'forwarding entry'} of ${e.statementId} for ${e.upstream}`
+  // the outbox and the dead letters: the same rows, `dead` apart
+  const forwardingKind = (dead) => ({
+    keyOf: forwardingKey,
+    lookup: (keys) => source.forwardingByKeys(keys, { dead }),
+    keys: (rows) => rows.map((e) => ({ upstream: e.upstream, statementId: e.statementId })),
+    keep: (e) => liveKey(e.statementId),
+    fields: forwardingFields(dead),
+    label: forwardingLabel(dead),
+    walk: (after, limit) => source.forwarding({ dead, after, limit })
+  })
   const scanned = {
     documents: {
       keyOf: (d) => d.key,
@@ -287,24 +297,8 @@ async function verifyMigration ({ source, target, limits = {}, onProgress = () =
       label: (s) => `statement ${s.id}`,
       walk: (after, limit) => source.statements({ after, limit })
     },
-    outbox: {
-      keyOf: forwardingKey,
-      lookup: (keys) => source.forwardingByKeys(keys, { dead: false }),
-      keys: (rows) => rows.map((e) => ({ upstream: e.upstream, statementId: e.statementId })),
-      keep: (e) => liveKey(e.statementId),
-      fields: forwardingFields(false),
-      label: forwardingLabel(false),
-      walk: (after, limit) => source.forwarding({ after, limit })
-    },
-    deadLetters: {
-      keyOf: forwardingKey,
-      lookup: (keys) => source.forwardingByKeys(keys, { dead: true }),
-      keys: (rows) => rows.map((e) => ({ upstream: e.upstream, statementId: e.statementId })),
-      keep: (e) => liveKey(e.statementId),
-      fields: forwardingFields(true),
-      label: forwardingLabel(true),
-      walk: (after, limit) => source.forwarding({ dead: true, after, limit })
-    }
+    outbox: forwardingKind(false),
+    deadLetters: forwardingKind(true)
   }
   for (const [name, k] of Object.entries(scanned)) {
     const entry = kind(name)

@@ -12,6 +12,7 @@ const http = require('node:http')
 const { startLrs, ADMIN, ENGINE } = require('../helpers/lrs')
 const { statement } = require('../helpers/statements')
 const { until } = require('../helpers/wait')
+const { storeWithAdmin } = require('../helpers/stores')
 
 const VOIDED = 'http://adlnet.gov/expapi/verbs/voided'
 
@@ -30,14 +31,6 @@ async function allStatements (client, auth) {
 const importInto = (lrs, text, { auth, type = 'application/x-ndjson' } = {}) =>
   lrs.http('/admin/statements/import', { method: 'POST', body: text, raw: true, headers: { 'Content-Type': type }, ...(auth ? { auth } : {}) })
 
-// A store with an admin credential of its own.
-async function storeWithAdmin (lrs, id) {
-  assert.equal((await lrs.http('/admin/stores', { method: 'POST', body: { id } })).status, 201)
-  const made = await lrs.http('/admin/credentials', { method: 'POST', body: { scopes: ['all', 'admin'], store: id } })
-  assert.equal(made.status, 201, made.text)
-  return [made.json.key, made.json.secret]
-}
-
 test('an export imported over HTTP into another store gives the same statements: ids, stored, authority, voiding; a second import stores nothing', async () => {
   const lrs = await startLrs()
   const batch = Array.from({ length: 25 }, () => statement())
@@ -49,7 +42,7 @@ test('an export imported over HTTP into another store gives the same statements:
   assert.equal(exported.status, 200)
   assert.equal(exported.text.trim().split('\n').length, 27)
 
-  const acme = await storeWithAdmin(lrs, 'acme')
+  const acme = (await storeWithAdmin(lrs, 'acme')).auth
   const imported = await importInto(lrs, exported.text, { auth: acme })
   assert.equal(imported.status, 200, imported.text)
   assert.deepEqual(imported.json, { stored: 27, existing: 0, rejected: 0, rejects: [] })
@@ -66,7 +59,7 @@ test('an export imported over HTTP into another store gives the same statements:
 
 test('an import stores what it can and lists what it could not by line: not JSON, no id, an invalid statement, an id twice, a different statement under a stored id', async () => {
   const lrs = await startLrs()
-  const acme = await storeWithAdmin(lrs, 'acme')
+  const acme = (await storeWithAdmin(lrs, 'acme')).auth
   const held = statement({ id: crypto.randomUUID() })
   assert.equal((await lrs.client('/statements', { method: 'POST', auth: acme, body: held })).status, 200)
   const fine = [statement({ id: crypto.randomUUID() }), statement({ id: crypto.randomUUID() })]

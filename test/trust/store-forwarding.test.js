@@ -12,23 +12,7 @@ const { startLrs } = require('../helpers/lrs')
 const { statement } = require('../helpers/statements')
 const { upstreamLrs } = require('../helpers/upstream-lrs')
 const { until } = require('../helpers/wait')
-
-async function storeWithAdmin (lrs, id) {
-  assert.equal((await lrs.http('/admin/stores', { method: 'POST', body: { id } })).status, 201)
-  const made = await lrs.http('/admin/credentials', { method: 'POST', body: { scopes: ['all', 'admin'], store: id } })
-  assert.equal(made.status, 201, made.text)
-  const auth = [made.json.key, made.json.secret]
-  return {
-    xapi: (path, options = {}) => lrs.client(path, { auth, ...options }),
-    admin: (path, options = {}) => lrs.http(path, { auth, ...options })
-  }
-}
-
-async function post (client, body) {
-  const res = await client('/statements', { method: 'POST', body })
-  assert.equal(res.status, 200, res.text)
-  return res.json
-}
+const { storeWithAdmin, postStatements: post } = require('../helpers/stores')
 
 test('a store\'s upstreams get its statements only, with their own credentials; the LRS-wide upstream gets every store\'s', async (t) => {
   const wide = await upstreamLrs()

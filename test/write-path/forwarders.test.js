@@ -14,27 +14,11 @@ const { startLrs } = require('../helpers/lrs')
 const { statement } = require('../helpers/statements')
 const { upstreamLrs } = require('../helpers/upstream-lrs')
 const { until } = require('../helpers/wait')
+const { storeWithAdmin, postStatements: post } = require('../helpers/stores')
 
 const KEY = crypto.randomBytes(32).toString('base64')
 const COMPLETED = 'http://adlnet.gov/expapi/verbs/completed'
 const ATTEMPTED = 'http://adlnet.gov/expapi/verbs/attempted'
-
-async function storeWithAdmin (lrs, id) {
-  assert.equal((await lrs.http('/admin/stores', { method: 'POST', body: { id } })).status, 201)
-  const made = await lrs.http('/admin/credentials', { method: 'POST', body: { scopes: ['all', 'admin'], store: id } })
-  assert.equal(made.status, 201, made.text)
-  const auth = [made.json.key, made.json.secret]
-  return {
-    xapi: (path, options = {}) => lrs.client(path, { auth, ...options }),
-    admin: (path, options = {}) => lrs.http(path, { auth, ...options })
-  }
-}
-
-async function post (client, body) {
-  const res = await client('/statements', { method: 'POST', body })
-  assert.equal(res.status, 200, res.text)
-  return res.json
-}
 
 // A webhook receiver that checks each delivery's signature the way the
 // Standard Webhooks libraries do (written here from the specification,
