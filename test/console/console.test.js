@@ -558,8 +558,13 @@ test('the Stores page: a stores/admin credential lists, creates, renames, sets r
       await page.click('[data-import="beta"]')
       await page.waitForSelector('#import-statements input[type=file]')
       await (await page.$('#import-statements input[type=file]')).uploadFile(name)
+      // the list is drawn again once the import is done: the next step's
+      // clicks wait for that, not for a button about to be replaced
+      // ("Node is detached from document", seen in CI)
+      await page.$eval('#store-list table', (t) => { t.dataset.beforeImport = '1' })
       await page.click('#import-statements button[type=submit]')
       await page.waitForSelector('#import-result')
+      await page.waitForFunction(() => document.querySelector('#store-list table') && !document.querySelector('#store-list table[data-before-import]'))
       return textOf(page, '#import-result')
     }
     assert.match(await importFile(file), /Stored 2, held already 0, rejected 0\./)

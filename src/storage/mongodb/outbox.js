@@ -76,9 +76,7 @@ function outboxRepository (db, { queryTimeoutMs, locks }) {
       for (const statementId of statementIds) docs.push({ _id: entryId(upstream, statementId), upstream, statementId, enqueuedAt, leaseUntil: EPOCH })
     }
     // Already queued (the same statement sent again): nothing to add.
-    // Returns the entries made now, { id, statementId, enqueuedAt (ms) }.
-    const there = new Set(await insertManyReportingDuplicates(col, docs))
-    return docs.filter((d) => !there.has(d._id)).map((d) => ({ id: d._id, statementId: d.statementId, enqueuedAt: enqueuedAt.getTime() }))
+    await insertManyReportingDuplicates(col, docs)
   }
 
   const toEntry = (r) => ({ id: r._id, upstream: r.upstream, statementId: r.statementId, enqueuedAt: r.enqueuedAt })
@@ -134,12 +132,6 @@ function outboxRepository (db, { queryTimeoutMs, locks }) {
     async remove (ids) {
       await entries.deleteMany(ids)
       await settle(ids)
-    },
-    // Entries made for statements the batch did not store after all
-    // (stored before, by an earlier request with the same id). A removal
-    // that fails leaves one entry, one delivery too many: at least once.
-    async withdraw (ids) {
-      await entries.deleteMany(ids).catch(() => {})
     },
     async deadLetter (list, { status, reason }) {
       if (!list.length) return

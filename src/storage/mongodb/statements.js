@@ -191,41 +191,44 @@ function statementsRepository (db, { queryTimeoutMs, settledMs, isFerret, locks,
   }
 
   // Outbox entries for `entries` ({ record, doc }), grouped by the
-  // upstreams their stores forward to.
+  // upstreams their stores forward to; none for a statement stored well
+  // before this write (storedBefore).
   async function enqueueForwarding (forwardTo, entries) {
-    if (!forwardTo) return []
+    if (!forwardTo) return
+    const queued = []
+    for (const e of entries) {
+      const upstreams = upstreamsFor(forwardTo, e.record)
+      if (upstreams.length) queued.push({ upstreams, e })
+    }
+    if (!queued.length) return
+    const there = await storedBefore(queued.map((q) => q.e))
     const byUpstreams = new Map()
-    for (const { record, doc } of entries) {
-      const upstreams = upstreamsFor(forwardTo, record)
-      if (!upstreams.length) continue
+    for (const { upstreams, e } of queued) {
+      if (there.has(e.doc._id)) continue
       const key = upstreams.join(' ') // ids have no spaces (outbox entry ids are "<upstream> <statement>")
       if (!byUpstreams.has(key)) byUpstreams.set(key, { upstreams, ids: [] })
-      byUpstreams.get(key).ids.push(doc._id)
+      byUpstreams.get(key).ids.push(e.doc._id)
     }
-    const made = []
-    for (const { upstreams, ids } of byUpstreams.values()) made.push(...await outbox.enqueue(upstreams, ids))
-    return made
+    for (const { upstreams, ids } of byUpstreams.values()) await outbox.enqueue(upstreams, ids)
   }
 
-  // The entries made for statements that were there already: a client
-  // retrying a request answered 503 whose statements were stored after all
-  // (or an import run again) queued a new entry once the first was
-  // delivered, and the upstream got those statements twice (issue 55: 2,595
-  // of 5,455 after a database outage). Only a statement stored well before
-  // the entry was made: its first writer made its own entry before storing
-  // it, which was there when this one was made unless it was delivered. A
-  // statement stored later belongs to a write that ran beside this one and
-  // found this entry there already (a retry overtaking a slow first
-  // attempt): the entry is its only one and stays. `settledMs` covers the
-  // two hosts' clocks and a restamp.
-  async function withdrawEntries (made, written) {
-    const candidates = made.filter((e) => !written.has(e.statementId))
-    if (!candidates.length) return
-    const statementIds = [...new Set(candidates.map((e) => e.statementId))]
-    const rows = await ids.findMany(statementIds, { stored: 1 }).catch(() => [])
-    const storedAt = new Map(rows.map((r) => [r._id, r.stored.getTime()]))
-    const extra = candidates.filter((e) => storedAt.has(e.statementId) && storedAt.get(e.statementId) < e.enqueuedAt - settledMs).map((e) => e.id)
-    if (extra.length) await outbox.withdraw(extra)
+  // The statements of `entries` stored well before now, whose forwarding
+  // was queued when they were: a client retrying a request answered 503
+  // whose statements were stored after all (or an import run again) queued
+  // them anew once the first entries were delivered, and the upstream got
+  // them twice (issue 55: 2,595 of 5,455 after a database outage). Entries
+  // made and withdrawn after the insert left a window in which a forwarder
+  // sent them. "Well before": a statement stored later belongs to a write
+  // beside this one (a retry overtaking a slow first attempt), whose entry
+  // is the only one; `settledMs` covers two hosts' clocks and a restamp.
+  // Read only when forwarding is on, and only for ids the client gave (one
+  // the LRS made is stored nowhere yet).
+  async function storedBefore (entries) {
+    const given = [...new Set(entries.filter((e) => !e.record.newId).map((e) => e.doc._id))]
+    if (!given.length) return new Set()
+    const before = Date.now() - settledMs
+    const rows = await ids.findMany(given, { stored: 1 })
+    return new Set(rows.filter((r) => r.stored.getTime() < before).map((r) => r._id))
   }
 
   const repository = {
@@ -241,7 +244,7 @@ function statementsRepository (db, { queryTimeoutMs, settledMs, isFerret, locks,
       const entries = []
       groups.forEach((records, group) => { for (const record of records) entries.push({ record, group, doc: toDoc(record, stored, w) }) })
       const docs = entries.map((e) => e.doc)
-      const made = await enqueueForwarding(forwardTo, entries)
+      await enqueueForwarding(forwardTo, entries)
       const { taken, replaced } = await insert(docs)
       const takenSet = new Set(taken)
       const written = new Set(docs.filter((d) => !takenSet.has(d._id)).map((d) => d._id))
@@ -253,9 +256,7 @@ function statementsRepository (db, { queryTimeoutMs, settledMs, isFerret, locks,
         await removeUnconfirmed(mine, replaced, w)
       }
       await applyReferences(ok.map((e) => e.record))
-      const inserted = [...new Set(ok.filter((e) => written.has(e.doc._id)).map((e) => e.doc._id))]
-      await withdrawEntries(made, new Set(inserted))
-      return { failed, inserted }
+      return { failed, inserted: [...new Set(ok.filter((e) => written.has(e.doc._id)).map((e) => e.doc._id))] }
     },
 
     // Statements with the `stored` each record carries (import); returns the
@@ -263,10 +264,9 @@ function statementsRepository (db, { queryTimeoutMs, settledMs, isFerret, locks,
     // request will remove them).
     async insertStored (records, { forwardTo = null } = {}) {
       const docs = records.map((r) => ({ ...toDoc(r, r.stored, undefined), w: undefined }))
-      const made = await enqueueForwarding(forwardTo, records.map((record, i) => ({ record, doc: docs[i] })))
+      await enqueueForwarding(forwardTo, records.map((record, i) => ({ record, doc: docs[i] })))
       const { taken } = await insert(docs)
       const existing = new Set(taken)
-      await withdrawEntries(made, new Set(docs.map((d) => d._id).filter((id) => !existing.has(id))))
       await applyReferences(records.filter((r) => !existing.has(r.id)))
       return taken
     },
