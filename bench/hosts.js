@@ -42,18 +42,23 @@ const BATCH = 100 // statements a forwarding worker leases and posts at once (sr
 
 function countingUpstream (address) {
   const deliveries = new Map()
+  const extraAt = [] // when each delivery after a statement's first came
   const server = http.createServer((req, res) => {
     const chunks = []
     req.on('data', (c) => chunks.push(c))
     req.on('end', () => {
       const list = JSON.parse(Buffer.concat(chunks).toString('utf8'))
-      for (const s of list) deliveries.set(s.id, (deliveries.get(s.id) || 0) + 1)
+      for (const s of list) {
+        if (deliveries.has(s.id)) extraAt.push(Date.now())
+        deliveries.set(s.id, (deliveries.get(s.id) || 0) + 1)
+      }
       res.setHeader('Content-Type', 'application/json')
       res.end(JSON.stringify(list.map((s) => s.id)))
     })
   })
   return new Promise((resolve) => server.listen(0, address, () => resolve({
     deliveries,
+    extraAt,
     url: `http://fwd:pw@${address}:${server.address().port}/xapi`,
     close: () => { server.closeAllConnections(); return new Promise((resolve) => server.close(resolve)) }
   })))
@@ -171,6 +176,11 @@ async function main () {
         once: times.filter((n) => n === 1).length,
         moreThanOnce: times.filter((n) => n > 1).length,
         extraDeliveries: times.reduce((sum, n) => sum + Math.max(0, n - 1), 0),
+        extraDeliveriesByPhase: {
+          beforeTheKill: upstream.extraAt.filter((t) => t < killedAt).length,
+          killToOutage: upstream.extraAt.filter((t) => t >= killedAt && t < stoppedAt).length,
+          outageAndAfter: upstream.extraAt.filter((t) => t >= stoppedAt).length
+        },
         boundFromTheKill: 2 * BATCH,
         boundFromTheOutage: 6 * BATCH
       }
@@ -200,7 +210,7 @@ function report (r) {
 | statements stored | ${f.stored} |
 | not delivered | **${f.missing}** |
 | delivered once | ${f.once} |
-| delivered more than once | ${f.moreThanOnce} (${f.extraDeliveries} extra deliveries; at-least-once allows the batches delivered but not yet removed from the outbox when it happened: up to ${f.boundFromTheKill} for the kill, the dead host's two workers' leases, and up to ${f.boundFromTheOutage} for the outage, every worker's, whose removal the database did not take) |
+| delivered more than once | ${f.moreThanOnce} (${f.extraDeliveries} extra deliveries${f.extraDeliveriesByPhase ? `: ${f.extraDeliveriesByPhase.beforeTheKill} before the kill, ${f.extraDeliveriesByPhase.killToOutage} from the kill to the outage, ${f.extraDeliveriesByPhase.outageAndAfter} from the outage on` : ''}; at-least-once allows the batches delivered but not yet removed from the outbox when it happened: up to ${f.boundFromTheKill} for the kill, the dead host's two workers' leases, and up to ${f.boundFromTheOutage} for the outage, every worker's, whose removal the database did not take) |
 ` : '\nRun without forwarding (`--without-forwarding`).\n'
   return `# Several hosts: a host killed, the database stopped (issue 55)
 

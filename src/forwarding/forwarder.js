@@ -158,6 +158,14 @@ function createForwarder ({ upstreams, timeoutMs, outbox, statements, logger, ho
         (Date.now() - entry.enqueuedAt.getTime() > ORPHAN_AGE_MS ? orphans : waiting).push(entry.id)
         continue
       }
+      // queued by a write that found it stored already (a retried request):
+      // the write that stored it queued it too (engines that queue before
+      // they know what they store mark entries and statements with the
+      // write's token)
+      if (entry.write && row.write !== entry.write) {
+        orphans.push(entry.id)
+        continue
+      }
       const text = withStored(row)
       const version = versionFor(upstream, row)
       if (!byVersion.has(version)) byVersion.set(version, [])
@@ -167,17 +175,23 @@ function createForwarder ({ upstreams, timeoutMs, outbox, statements, logger, ho
     await outbox.release(waiting, { delayMs: IDLE_MS })
     const done = []
     try {
-      for (const [version, group] of byVersion) {
-        const refused = await deliverGroup(upstream, version, group)
-        const dead = new Set()
-        for (const r of refused) {
-          await outbox.deadLetter(r.entries, { status: r.status, reason: r.reason })
-          for (const e of r.entries) dead.add(e.id)
-          logger.warn({ upstream: upstream.id, status: r.status, statements: r.entries.length }, 'upstream refused statements; moved to dead letters')
+      // a lease is of whole outbox documents (the mongodb engine's hold a
+      // write batch each) and may hold more than one POST
+      const size = upstream.batchSize || BATCH
+      for (const [version, all] of byVersion) {
+        for (let i = 0; i < all.length; i += size) {
+          const group = all.slice(i, i + size)
+          const refused = await deliverGroup(upstream, version, group)
+          const dead = new Set()
+          for (const r of refused) {
+            await outbox.deadLetter(r.entries, { status: r.status, reason: r.reason })
+            for (const e of r.entries) dead.add(e.id)
+            logger.warn({ upstream: upstream.id, status: r.status, statements: r.entries.length }, 'upstream refused statements; moved to dead letters')
+          }
+          for (const g of group) if (!dead.has(g.entry.id)) done.push(g.entry.id)
+          await keep()
         }
-        for (const g of group) if (!dead.has(g.entry.id)) done.push(g.entry.id)
       }
-      await keep()
     } catch (err) {
       await removeDelivered(done, owed).catch(() => {})
       const rest = leased.filter((e) => !done.includes(e.id) && !orphans.includes(e.id) && !waiting.includes(e.id))
@@ -188,6 +202,8 @@ function createForwarder ({ upstreams, timeoutMs, outbox, statements, logger, ho
       await outbox.release(rest.filter((e) => !expired.includes(e)).map((e) => e.id)).catch(() => {})
       throw err
     }
+    // past its lease another worker may have taken the batch and sent it too
+    if (Date.now() - heldAt > leaseMs) logger.warn({ upstream: upstream.id, statements: leased.length, heldMs: Date.now() - heldAt, leaseMs }, 'a forwarded batch outlived its lease (a slow database); another worker may send it again')
     await removeDelivered(done, owed)
     return leased.length
   }

@@ -233,6 +233,7 @@ async function startHosts ({ count = 3, workers = 2, env = {}, hostEnv = () => (
         if (process.env.LRS_TEST_HOSTS_LOGS) {
           fs.mkdirSync(process.env.LRS_TEST_HOSTS_LOGS, { recursive: true })
           for (const h of hosts) fs.copyFileSync(h.logFile, path.join(process.env.LRS_TEST_HOSTS_LOGS, `${h.name}.log`))
+          quietly(() => fs.copyFileSync(path.join(dir, 'ferretdb.log'), path.join(process.env.LRS_TEST_HOSTS_LOGS, 'ferretdb.log')))
         }
         teardownNow()
         process.removeListener('exit', teardownNow)

@@ -23,10 +23,7 @@ function openMongoStorage (config, logger, { monitorCommands = false, hooks = {}
   const { db } = connection
   const locks = idLocks(db, { maxWaitMs: hooks.lockWaitMs })
   const isFerret = () => connection.engine === 'ferretdb'
-  // settledMs: a statement stored this long before a write that has it
-  // again was stored by an earlier request, which queued its forwarding
-  // (statements.js, storedBefore)
-  const options = { queryTimeoutMs: config.queryTimeoutMs, settledMs: 2 * config.clockSkewMs + config.consistencyMarginMs, isFerret, locks, hooks }
+  const options = { queryTimeoutMs: config.queryTimeoutMs, isFerret, locks, hooks }
   const outbox = outboxRepository(db, options)
   const attachments = attachmentsRepository(db, options)
   const repositories = {

@@ -44,7 +44,7 @@ const INDEXES = {
   ],
   forward_outbox: [
     { key: { upstream: 1, leaseUntil: 1 }, name: 'upstream_lease' },
-    { key: { statementId: 1 }, name: 'statement' } // agent erasure
+    { key: { statementIds: 1 }, name: 'statements' } // agent erasure (outbox.js)
   ],
   forward_dead_letters: [{ key: { statementId: 1 }, name: 'statement' }],
   forwarders: [{ key: { store: 1 }, name: 'store' }],
@@ -53,7 +53,8 @@ const INDEXES = {
   // first versions made it; ensureIndexes drops it)
   stores: [{ key: { number: 1 }, name: 'number' }]
 }
-const DROPPED = { stores: ['id'] }
+// forward_outbox's `statement`: its documents held one statement each before they held a batch
+const DROPPED = { stores: ['id'], forward_outbox: ['statement'] }
 const INDEX_NOT_FOUND = 27
 
 const COLLECTIONS = ['statements', 'documents', 'credentials', 'attachments', 'attachment_chunks', 'forward_outbox', 'forward_dead_letters', 'forwarders', 'settings', 'locks', 'stores']

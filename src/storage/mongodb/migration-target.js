@@ -19,6 +19,7 @@ const { openMongoStorage } = require('./index')
 const { byId } = require('./by-id')
 const { insertManyReportingDuplicates } = require('./insert-many')
 const { documentFields } = require('../document-fields')
+const { idsOf } = require('./outbox')
 
 const MARKER = 'migrated-from'
 const STORE_COUNTER = 'store_numbers' // stores.js
@@ -28,6 +29,7 @@ const UPSERTS = 1000
 // Collections that hold data; settings and locks are the LRS's own.
 const DATA = ['statements', 'documents', 'attachments', 'credentials', 'stores', 'forward_outbox', 'forward_dead_letters']
 
+// one outbox document per entry: written again after a stop, it finds its _id taken
 const entryId = (e) => `${e.upstream} ${e.statementId}` // outbox.js
 
 // Rows in the shapes the source reads (sqlite/migration-source.js).
@@ -36,9 +38,10 @@ const statementOf = (r) => ({ id: r._id, body: r.body, stored: r.stored, timesta
 const documentOf = (r) => ({
   key: r._id, resource: r.resource, scope: r.scope, registration: r.registration, docId: r.docId, agent: r.agent, store: r.store, contentType: r.contentType, etag: r.etag, updated: r.updated, content: Buffer.from(r.content.buffer)
 })
-const forwardingOf = (dead) => (r) => ({
-  upstream: r.upstream, statementId: r.statementId, enqueuedAt: r.enqueuedAt, ...(dead ? { status: r.status, reason: r.reason, failedAt: r.failedAt } : { leaseUntil: r.leaseUntil })
-})
+// a dead letter is one statement's; a queued document holds a batch (outbox.js)
+const forwardingOf = (dead) => (r) => dead
+  ? [{ upstream: r.upstream, statementId: r.statementId, enqueuedAt: r.enqueuedAt, status: r.status, reason: r.reason, failedAt: r.failedAt }]
+  : idsOf(r).map((statementId) => ({ upstream: r.upstream, statementId, enqueuedAt: r.enqueuedAt, leaseUntil: r.leaseUntil }))
 
 function openMongoMigrationTarget (config, logger) {
   const storage = openMongoStorage(config, logger)
@@ -139,8 +142,8 @@ function openMongoMigrationTarget (config, logger) {
     // Queued forwarding entries (`dead`: dead letters), as outbox.js keeps them.
     async writeForwarding (list, { dead = false }) {
       const docs = list.map((e) => ({
-        _id: entryId(e), upstream: e.upstream, statementId: e.statementId, enqueuedAt: e.enqueuedAt,
-        ...(dead ? { status: e.status, reason: e.reason, failedAt: e.failedAt } : { leaseUntil: e.leaseUntil })
+        _id: entryId(e), upstream: e.upstream, enqueuedAt: e.enqueuedAt,
+        ...(dead ? { statementId: e.statementId, status: e.status, reason: e.reason, failedAt: e.failedAt } : { statementIds: [e.statementId], count: 1, leaseUntil: e.leaseUntil })
       }))
       await insertManyReportingDuplicates(col(dead ? 'forward_dead_letters' : 'forward_outbox'), docs)
     },
@@ -164,9 +167,9 @@ function openMongoMigrationTarget (config, logger) {
     // serves at about 5,000 statements/s where it finds one by _id in 2 ms.
     async * scan (kind, { batch = 2000 } = {}) {
       const [collection, toRow] = {
-        statements: ['statements', statementOf],
-        documents: ['documents', documentOf],
-        attachments: ['attachments', (r) => r._id],
+        statements: ['statements', (r) => [statementOf(r)]],
+        documents: ['documents', (r) => [documentOf(r)]],
+        attachments: ['attachments', (r) => [r._id]],
         outbox: ['forward_outbox', forwardingOf(false)],
         deadLetters: ['forward_dead_letters', forwardingOf(true)]
       }[kind]
@@ -178,8 +181,8 @@ function openMongoMigrationTarget (config, logger) {
       }
       let rows = []
       for await (const doc of col(collection).find({}, { projection, batchSize: batch })) {
-        rows.push(toRow(doc))
-        if (rows.length === batch) {
+        rows.push(...toRow(doc))
+        if (rows.length >= batch) {
           yield await ready(rows)
           rows = []
         }

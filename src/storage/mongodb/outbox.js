@@ -1,103 +1,176 @@
 'use strict'
 
-// The forwarding outbox: one entry per (upstream, statement), written by
-// storeBatch before the statements, so forwarding survives restarts and
-// crashes. { _id: "<upstream> <statementId>", upstream, statementId,
-// enqueuedAt, leaseUntil }. Entries an upstream refused for good move to
-// forward_dead_letters (same fields plus status, reason, failedAt) until an
-// admin replays them. Only used when upstream LRSs are configured.
+// The forwarding outbox on MongoDB: one document per write batch and
+// upstream, { _id: "<upstream> <uuid>", upstream, statementIds, count, w,
+// enqueuedAt, leaseUntil }, of up to CHUNK statements. One document a
+// statement cost FerretDB a document write (~12 ms, more under load) to
+// queue each statement and another to remove it, and capped three hosts
+// forwarding to one upstream at 100–250 statements/s (issue 55). (Documents
+// from before, { _id: "<upstream> <statementId>", statementId }, are read
+// as batches of one.) Entries an upstream refused for good move to
+// forward_dead_letters, one per statement ({ _id: "<upstream>
+// <statementId>", upstream, statementId, enqueuedAt, status, reason,
+// failedAt }) until an admin replays them.
 //
-// A worker leases a batch of an upstream's entries by one document in
+// A write makes its documents before its statements, with its token `w`,
+// and the forwarder sends a statement only for the write that stored it
+// (the statement's own `w`, statements.js): a statement stored by an
+// earlier request (a client retrying a 503 whose write went through after
+// all) or by a request beside it was queued by that request, and sent for
+// both it reached the upstream twice (2,595 of 5,455 after an outage).
+// Deciding it there costs the write path nothing: no read before the
+// write, no write after it.
+//
+// The forwarder sees entries ({ id, upstream, statementId, enqueuedAt,
+// write }). A worker leases whole documents by one lease document in
 // forward_leases, { _id, upstream, ids, until }, made under a lock per
 // upstream (locks.js): the next worker to lease reads the leases (a few
-// documents) and takes other entries. One document a batch rather than a
-// lease time written on each of its hundred entries: on FerretDB every
-// document write costs ~12 ms (more under load), and a batch's hundred
-// writes made leasing take seconds, and outlast the lease itself, so
-// another worker took entries whose delivery was under way and they
-// reached the upstream twice. `hold` keeps a lease while its delivery goes
-// on, one write whatever the batch. A lease whose worker died runs out at
-// `until` and its entries are taken again (sent again: at least once).
-// The lease ends when the worker has released, removed or dead-lettered
-// all of its entries.
+// documents) and takes other documents. `hold` keeps a lease while its
+// delivery goes on. A lease whose worker died runs out at `until` and its
+// documents are taken again (sent again: at least once). While leased, a
+// document holds exactly the entries its worker has not settled: each
+// removal, dead letter or release rewrites or deletes it (and only once
+// that write is done does the worker forget them: a removal that failed is
+// made again), and a lease ends when all its documents are settled.
 
 const crypto = require('node:crypto')
 const { insertManyReportingDuplicates } = require('./insert-many')
 
 const EPOCH = new Date(0)
+// statements per document: a lease takes whole documents
+const CHUNK = 100
 
-function entryId (upstream, statementId) {
-  return `${upstream} ${statementId}`
+const idsOf = (doc) => doc.statementIds || [doc.statementId]
+
+// The queued and dead entries of these statements (agent erasure, a deleted
+// store's purge); how many.
+async function removeStatementEntries (db, statementIds) {
+  if (!statementIds.length) return 0
+  const col = db.collection('forward_outbox')
+  const gone = new Set(statementIds)
+  let removed = 0
+  const docs = await col.find({ $or: [{ statementIds: { $in: statementIds } }, { statementId: { $in: statementIds } }] }).toArray()
+  const ops = []
+  for (const doc of docs) {
+    const ids = idsOf(doc)
+    const left = ids.filter((id) => !gone.has(id))
+    removed += ids.length - left.length
+    ops.push(left.length ? { updateOne: { filter: { _id: doc._id }, update: { $set: { statementIds: left, count: left.length } } } } : { deleteOne: { filter: { _id: doc._id } } })
+  }
+  if (ops.length) await col.bulkWrite(ops, { ordered: false })
+  removed += (await db.collection('forward_dead_letters').deleteMany({ statementId: { $in: statementIds } })).deletedCount
+  return removed
 }
 
 function outboxRepository (db, { queryTimeoutMs, locks }) {
   const col = db.collection('forward_outbox')
   const dead = db.collection('forward_dead_letters')
-  const read = { maxTimeMS: queryTimeoutMs }
-  // These collections hold what waits to be sent, not every statement:
-  // one command for many documents (`$in`), which FerretDB answers by
-  // reading the collection, costs less than a command each (by-id.js),
-  // whose round trips added up to a minute for a batch over a slow link,
-  // and outlived its lease.
-  const many = (collection) => ({
-    deleteMany: async (ids) => { if (ids.length) await collection.deleteMany({ _id: { $in: ids } }) },
-    updateMany: async (ids, set) => { if (ids.length) await collection.updateMany({ _id: { $in: ids } }, { $set: set }) }
-  })
-  const entries = many(col)
-  const deadById = many(dead)
   const leases = db.collection('forward_leases')
-  const leasesById = many(leases)
-  // this worker's leases: lease id -> its entries not settled yet; entry id -> lease id
-  const open = new Map()
-  const leaseOf = new Map()
+  const read = { maxTimeMS: queryTimeoutMs }
+  const write = async (collection, ops) => { if (ops.length) await collection.bulkWrite(ops, { ordered: false }) }
+  const deleteIds = (collection, ids) => ids.length ? collection.deleteMany({ _id: { $in: ids } }) : null
 
-  // The entries are released, removed or dead letters: a lease left with
-  // none ends.
-  async function settle (ids) {
+  // This worker's leases: lease id -> ids of its documents not settled;
+  // document id -> { lease, upstream, enqueuedAt, write, mine: statement
+  // ids still its to settle };
+  // entry id -> { docId, statementId }.
+  const open = new Map()
+  const docs = new Map()
+  const entries = new Map()
+
+  const entryOf = (id) => entries.get(id)
+
+  // Documents whose worker settled all of their entries: their lease ends
+  // once it has none left.
+  async function forget (docIds) {
     const ended = []
-    for (const id of ids) {
-      const lease = leaseOf.get(id)
-      if (!lease) continue
-      leaseOf.delete(id)
-      const left = open.get(lease)
-      left.delete(id)
+    for (const docId of docIds) {
+      const d = docs.get(docId)
+      docs.delete(docId)
+      const left = open.get(d.lease)
+      left.delete(docId)
       if (!left.size) {
-        open.delete(lease)
-        ended.push(lease)
+        open.delete(d.lease)
+        ended.push(d.lease)
       }
     }
-    await leasesById.deleteMany(ended)
+    await deleteIds(leases, ended)
   }
 
-  async function enqueue (upstreams, statementIds) {
-    const enqueuedAt = new Date()
-    const docs = []
-    for (const upstream of upstreams) {
-      for (const statementId of statementIds) docs.push({ _id: entryId(upstream, statementId), upstream, statementId, enqueuedAt, leaseUntil: EPOCH })
+  // Takes entries out of their leased documents: each document keeps what
+  // is still its worker's (deleted when nothing is). `handBack` (a
+  // release): the entries are queued again after `delayMs`, the whole
+  // document when all it held is given back, else as a document of their
+  // own, whose _id is the same however often this is tried.
+  async function take (ids, { handBack = null } = {}) {
+    const taken = new Map() // document id -> statement ids
+    for (const id of ids) {
+      const e = entries.get(id)
+      if (!e || !docs.has(e.docId)) continue
+      if (!taken.has(e.docId)) taken.set(e.docId, new Set())
+      taken.get(e.docId).add(e.statementId)
     }
-    // Already queued (the same statement sent again): nothing to add.
-    await insertManyReportingDuplicates(col, docs)
+    const ops = []
+    const again = []
+    const left = new Map()
+    for (const [docId, out] of taken) {
+      const d = docs.get(docId)
+      const rest = [...d.mine].filter((id) => !out.has(id))
+      left.set(docId, rest)
+      if (handBack && !rest.length) {
+        ops.push({ updateOne: { filter: { _id: docId }, update: { $set: { leaseUntil: handBack.until } } } })
+        continue
+      }
+      if (handBack) {
+        const part = [...out].sort()
+        const _id = `${d.upstream} ${crypto.createHash('sha256').update(docId + ' ' + part.join(' ')).digest('base64url').slice(0, 22)}`
+        again.push({ _id, upstream: d.upstream, statementIds: part, count: part.length, w: d.write, enqueuedAt: d.enqueuedAt, leaseUntil: handBack.until })
+      }
+      ops.push(rest.length ? { updateOne: { filter: { _id: docId }, update: { $set: { statementIds: rest, count: rest.length }, $unset: { statementId: '' } } } } : { deleteOne: { filter: { _id: docId } } })
+    }
+    // what is given back is queued before it leaves its document: a stop
+    // between the two sends it twice rather than never
+    await insertManyReportingDuplicates(col, again)
+    await write(col, ops)
+    const settled = []
+    for (const [docId, rest] of left) {
+      docs.get(docId).mine = new Set(rest)
+      for (const statementId of taken.get(docId)) entries.delete(`${docId} ${statementId}`)
+      if (!rest.length) settled.push(docId)
+    }
+    await forget(settled)
   }
 
-  const toEntry = (r) => ({ id: r._id, upstream: r.upstream, statementId: r.statementId, enqueuedAt: r.enqueuedAt })
+  // Documents for `statementIds` to each of `upstreams`, queued by the
+  // write `write` (none: sent whichever write stored them).
+  async function enqueue (upstreams, statementIds, { write } = {}) {
+    const enqueuedAt = new Date()
+    const made = []
+    for (const upstream of upstreams) {
+      for (let i = 0; i < statementIds.length; i += CHUNK) {
+        const ids = statementIds.slice(i, i + CHUNK)
+        made.push({ _id: `${upstream} ${crypto.randomUUID()}`, upstream, statementIds: ids, count: ids.length, w: write, enqueuedAt, leaseUntil: EPOCH })
+      }
+    }
+    await insertManyReportingDuplicates(col, made)
+  }
 
-  // Removes up to `limit` dead letters of `upstreams` (ids), awaiting
-  // `each(row)` for each first; returns how many.
-  async function takeDeadLetters ({ upstreams, limit }, each = async () => {}) {
+  // Removes up to `limit` dead letters of `upstreams` (ids); returns them.
+  async function takeDeadLetters ({ upstreams, limit }) {
     const rows = await dead.find({ upstream: { $in: upstreams } }, { projection: { upstream: 1, statementId: 1 }, limit, ...read }).toArray()
-    for (const r of rows) await each(r)
-    await deadById.deleteMany(rows.map((r) => r._id))
-    return rows.length
+    return rows
   }
 
   return {
+    // Queues statements a write (its token `write`) is about to store.
     enqueue,
-    // Takes up to `limit` entries of an upstream whose lease has expired and
-    // leases them, under a lock per upstream: between the read and the
-    // lease another worker (of this host or another) would read the same
-    // entries and send them too, and every statement reaches an upstream
-    // once in the normal case (issue 55). Only entries whose lease ran out
-    // (their worker died mid-delivery) are sent again.
+    // Takes documents of an upstream whose lease has expired, up to about
+    // `limit` entries (whole documents, at least one), and leases them,
+    // under a lock per upstream: between the read and the lease another
+    // worker (of this host or another) would read the same documents and
+    // send them too, and every statement reaches an upstream once in the
+    // normal case (issue 55). Only documents whose lease ran out (their
+    // worker died mid-delivery) are sent again.
     async lease (upstream, { limit, leaseMs }) {
       return locks.withLock(`outbox-lease ${upstream}`, async () => {
         const now = new Date()
@@ -107,65 +180,81 @@ function outboxRepository (db, { queryTimeoutMs, locks }) {
           if (l.until > now) for (const id of l.ids) taken.add(id)
           else runOut.push(l._id)
         }
-        await leasesById.deleteMany(runOut)
+        await deleteIds(leases, runOut)
         const found = await col.find({ upstream, leaseUntil: { $lt: now } }, { limit: limit + taken.size, ...read }).toArray()
-        const rows = found.filter((r) => !taken.has(r._id)).slice(0, limit)
-        if (!rows.length) return []
+        const chosen = []
+        let count = 0
+        for (const doc of found) {
+          if (taken.has(doc._id) || docs.has(doc._id)) continue
+          if (chosen.length && count + idsOf(doc).length > limit) break
+          chosen.push(doc)
+          count += idsOf(doc).length
+        }
+        if (!chosen.length) return []
         const _id = `${upstream} ${crypto.randomUUID()}`
-        await leases.insertOne({ _id, upstream, ids: rows.map((r) => r._id), until: new Date(Date.now() + leaseMs) })
-        open.set(_id, new Set(rows.map((r) => r._id)))
-        for (const r of rows) leaseOf.set(r._id, _id)
-        return rows.map(toEntry)
+        await leases.insertOne({ _id, upstream, ids: chosen.map((d) => d._id), until: new Date(Date.now() + leaseMs) })
+        open.set(_id, new Set(chosen.map((d) => d._id)))
+        const out = []
+        for (const doc of chosen) {
+          const ids = idsOf(doc)
+          docs.set(doc._id, { lease: _id, upstream, enqueuedAt: doc.enqueuedAt, write: doc.w, mine: new Set(ids) })
+          for (const statementId of ids) {
+            const id = `${doc._id} ${statementId}`
+            entries.set(id, { docId: doc._id, statementId })
+            out.push({ id, upstream, statementId, enqueuedAt: doc.enqueuedAt, write: doc.w })
+          }
+        }
+        return out
       })
     },
     // Keeps the leases of these (leased) entries `ms` more from now.
     async hold (ids, { ms }) {
-      const held = [...new Set(ids.map((id) => leaseOf.get(id)).filter(Boolean))]
-      await leasesById.updateMany(held, { until: new Date(Date.now() + ms) })
+      const held = [...new Set(ids.map((id) => entryOf(id)).filter(Boolean).map((e) => docs.get(e.docId)?.lease).filter(Boolean))]
+      if (held.length) await leases.updateMany({ _id: { $in: held } }, { $set: { until: new Date(Date.now() + ms) } })
     },
     // Gives leased entries back (after a failed delivery), to be taken
     // again after `delayMs`.
-    async release (ids, { delayMs = 0 } = {}) {
-      await entries.updateMany(ids, { leaseUntil: new Date(Date.now() + delayMs) })
-      await settle(ids)
-    },
-    async remove (ids) {
-      await entries.deleteMany(ids)
-      await settle(ids)
-    },
+    release: (ids, { delayMs = 0 } = {}) => take(ids, { handBack: { until: new Date(Date.now() + delayMs) } }),
+    remove: (ids) => take(ids),
     async deadLetter (list, { status, reason }) {
       if (!list.length) return
       const failedAt = new Date()
-      await insertManyReportingDuplicates(dead, list.map((e) => ({ _id: e.id, upstream: e.upstream, statementId: e.statementId, enqueuedAt: e.enqueuedAt, status, reason, failedAt })))
-      await entries.deleteMany(list.map((e) => e.id))
-      await settle(list.map((e) => e.id))
+      await insertManyReportingDuplicates(dead, list.map((e) => ({ _id: `${e.upstream} ${e.statementId}`, upstream: e.upstream, statementId: e.statementId, enqueuedAt: e.enqueuedAt, status, reason, failedAt })))
+      await take(list.map((e) => e.id))
     },
     // Up to `limit` dead letters of `upstreams` (ids), by upstream and statement.
     async listDeadLetters ({ upstreams, limit }) {
       const rows = await dead.find({ upstream: { $in: upstreams } }, { sort: { _id: 1 }, limit, ...read }).toArray()
-      return rows.map((r) => ({ ...toEntry(r), status: r.status, reason: r.reason, failedAt: r.failedAt }))
+      return rows.map((r) => ({ id: r._id, upstream: r.upstream, statementId: r.statementId, enqueuedAt: r.enqueuedAt, status: r.status, reason: r.reason, failedAt: r.failedAt }))
     },
     // Puts dead letters back in the outbox. Returns how many.
-    replayDeadLetters: (params) => takeDeadLetters(params, (r) => enqueue([r.upstream], [r.statementId])),
-    // Drops dead letters for good (the statements stay stored). Returns how many.
-    discardDeadLetters: (params) => takeDeadLetters(params),
-    // Entries, queued or dead, of these statements (agent erasure); how many.
-    async removeStatements (statementIds) {
-      if (!statementIds.length) return 0
-      const filter = { statementId: { $in: statementIds } }
-      const [queued, deadOnes] = await Promise.all([col.deleteMany(filter), dead.deleteMany(filter)])
-      return queued.deletedCount + deadOnes.deletedCount
+    async replayDeadLetters (params) {
+      const rows = await takeDeadLetters(params)
+      const byUpstream = new Map()
+      for (const r of rows) byUpstream.set(r.upstream, [...(byUpstream.get(r.upstream) || []), r.statementId])
+      for (const [upstream, ids] of byUpstream) await enqueue([upstream], ids)
+      await deleteIds(dead, rows.map((r) => r._id))
+      return rows.length
     },
+    // Drops dead letters for good (the statements stay stored). Returns how many.
+    async discardDeadLetters (params) {
+      const rows = await takeDeadLetters(params)
+      await deleteIds(dead, rows.map((r) => r._id))
+      return rows.length
+    },
+    // Entries, queued or dead, of these statements (agent erasure); how many.
+    removeStatements: (statementIds) => removeStatementEntries(db, statementIds),
     // For /metrics: entries waiting, the oldest one's age, dead letters.
     async stats (upstream) {
-      const [queued, oldest, deadLetters] = await Promise.all([
-        col.countDocuments({ upstream }, read),
-        col.find({ upstream }, { projection: { enqueuedAt: 1 }, sort: { enqueuedAt: 1 }, limit: 1, ...read }).toArray(),
+      const [queued, deadLetters] = await Promise.all([
+        col.find({ upstream }, { projection: { count: 1, statementId: 1, enqueuedAt: 1 }, ...read }).toArray(),
         dead.countDocuments({ upstream }, read)
       ])
-      return { queued, oldestEnqueuedAt: oldest.length ? oldest[0].enqueuedAt : null, deadLetters }
+      let oldest = null
+      for (const d of queued) if (!oldest || d.enqueuedAt < oldest) oldest = d.enqueuedAt
+      return { queued: queued.reduce((n, d) => n + (d.count ?? 1), 0), oldestEnqueuedAt: oldest, deadLetters }
     }
   }
 }
 
-module.exports = { outboxRepository }
+module.exports = { outboxRepository, removeStatementEntries, idsOf }

@@ -55,7 +55,7 @@ function toRow (doc) {
 
 const HOUR_MS = 3600000
 
-function statementsRepository (db, { queryTimeoutMs, settledMs, isFerret, locks, hooks, outbox, attachments }) {
+function statementsRepository (db, { queryTimeoutMs, isFerret, locks, hooks, outbox, attachments }) {
   const col = db.collection('statements')
   const read = { maxTimeMS: queryTimeoutMs }
   const ids = byId(col, { isFerret, locks, maxTimeMS: queryTimeoutMs })
@@ -190,45 +190,23 @@ function statementsRepository (db, { queryTimeoutMs, settledMs, isFerret, locks,
     return failed
   }
 
-  // Outbox entries for `entries` ({ record, doc }), grouped by the
-  // upstreams their stores forward to; none for a statement stored well
-  // before this write (storedBefore).
-  async function enqueueForwarding (forwardTo, entries) {
+  // Outbox documents for `entries` ({ record, doc }), grouped by the
+  // upstreams their stores forward to, written before the statements (an
+  // entry exists whenever its statement does) with the write's token `w`:
+  // the forwarder sends a statement for the write that stored it, so a
+  // statement stored already (a client retrying a request answered 503
+  // whose write went through after all) is not sent again (outbox.js).
+  async function enqueueForwarding (forwardTo, entries, w) {
     if (!forwardTo) return
-    const queued = []
+    const byUpstreams = new Map()
     for (const e of entries) {
       const upstreams = upstreamsFor(forwardTo, e.record)
-      if (upstreams.length) queued.push({ upstreams, e })
+      if (!upstreams.length) continue
+      const key = upstreams.join(' ')
+      if (!byUpstreams.has(key)) byUpstreams.set(key, { upstreams, ids: new Set() })
+      byUpstreams.get(key).ids.add(e.doc._id)
     }
-    if (!queued.length) return
-    const there = await storedBefore(queued.map((q) => q.e))
-    const byUpstreams = new Map()
-    for (const { upstreams, e } of queued) {
-      if (there.has(e.doc._id)) continue
-      const key = upstreams.join(' ') // ids have no spaces (outbox entry ids are "<upstream> <statement>")
-      if (!byUpstreams.has(key)) byUpstreams.set(key, { upstreams, ids: [] })
-      byUpstreams.get(key).ids.push(e.doc._id)
-    }
-    for (const { upstreams, ids } of byUpstreams.values()) await outbox.enqueue(upstreams, ids)
-  }
-
-  // The statements of `entries` stored well before now, whose forwarding
-  // was queued when they were: a client retrying a request answered 503
-  // whose statements were stored after all (or an import run again) queued
-  // them anew once the first entries were delivered, and the upstream got
-  // them twice (issue 55: 2,595 of 5,455 after a database outage). Entries
-  // made and withdrawn after the insert left a window in which a forwarder
-  // sent them. "Well before": a statement stored later belongs to a write
-  // beside this one (a retry overtaking a slow first attempt), whose entry
-  // is the only one; `settledMs` covers two hosts' clocks and a restamp.
-  // Read only when forwarding is on, and only for ids the client gave (one
-  // the LRS made is stored nowhere yet).
-  async function storedBefore (entries) {
-    const given = [...new Set(entries.filter((e) => !e.record.newId).map((e) => e.doc._id))]
-    if (!given.length) return new Set()
-    const before = Date.now() - settledMs
-    const rows = await ids.findMany(given, { stored: 1 })
-    return new Set(rows.filter((r) => r.stored.getTime() < before).map((r) => r._id))
+    for (const { upstreams, ids } of byUpstreams.values()) await outbox.enqueue(upstreams, [...ids], { write: w })
   }
 
   const repository = {
@@ -244,7 +222,7 @@ function statementsRepository (db, { queryTimeoutMs, settledMs, isFerret, locks,
       const entries = []
       groups.forEach((records, group) => { for (const record of records) entries.push({ record, group, doc: toDoc(record, stored, w) }) })
       const docs = entries.map((e) => e.doc)
-      await enqueueForwarding(forwardTo, entries)
+      await enqueueForwarding(forwardTo, entries, w)
       const { taken, replaced } = await insert(docs)
       const takenSet = new Set(taken)
       const written = new Set(docs.filter((d) => !takenSet.has(d._id)).map((d) => d._id))
@@ -260,11 +238,12 @@ function statementsRepository (db, { queryTimeoutMs, settledMs, isFerret, locks,
     },
 
     // Statements with the `stored` each record carries (import); returns the
-    // ids that were stored already. Written without the batch token (no
+    // ids that were stored already. Their token is one no request has (no
     // request will remove them).
     async insertStored (records, { forwardTo = null } = {}) {
-      const docs = records.map((r) => ({ ...toDoc(r, r.stored, undefined), w: undefined }))
-      await enqueueForwarding(forwardTo, records.map((record, i) => ({ record, doc: docs[i] })))
+      const w = crypto.randomUUID()
+      const docs = records.map((r) => toDoc(r, r.stored, w))
+      await enqueueForwarding(forwardTo, records.map((record, i) => ({ record, doc: docs[i] })), w)
       const { taken } = await insert(docs)
       const existing = new Set(taken)
       await applyReferences(records.filter((r) => !existing.has(r.id)))
@@ -283,9 +262,10 @@ function statementsRepository (db, { queryTimeoutMs, settledMs, isFerret, locks,
       return doc && doc.body !== undefined ? toRow(doc) : null
     },
 
+    // (`write`: the token of the write that stored each, outbox.js)
     async findBodies (statementIds) {
-      const docs = await ids.findMany(statementIds, ROW_PROJECTION)
-      return new Map(docs.filter((d) => d.body !== undefined).map((d) => [d._id, toRow(d)]))
+      const docs = await ids.findMany(statementIds, { ...ROW_PROJECTION, w: 1 })
+      return new Map(docs.filter((d) => d.body !== undefined).map((d) => [d._id, { ...toRow(d), write: d.w }]))
     },
 
     // Communication 2.1.4: statements matching the filters that some

@@ -14,6 +14,7 @@
 const { keyRange } = require('./stores')
 const { formerId } = require('../../stores/store-keys')
 const { DUPLICATE_KEY } = require('./insert-many')
+const { removeStatementEntries } = require('./outbox')
 const { startRepeating } = require('../../lib/repeating-job')
 
 const POLL_MS = 2000
@@ -52,7 +53,7 @@ function startStorePurge (db, { ready, logger, graceMs = 10000 }) {
   async function purge (store) {
     const range = keyRange(store.number)
     const started = Date.now()
-    const removeForwarding = (ids) => Promise.all(['forward_outbox', 'forward_dead_letters'].map((c) => db.collection(c).deleteMany({ statementId: { $in: ids } })))
+    const removeForwarding = (ids) => removeStatementEntries(db, ids)
     const statements = await drain('statements', { _id: range }, removeForwarding)
     // documents written before stores could be deleted have no `store`; State and Agent Profile ones have a qualified agent
     const documents = await drain('documents', { store: store.number }) + await drain('documents', { agent: range })
