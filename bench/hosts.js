@@ -42,14 +42,17 @@ const BATCH = 100 // statements a forwarding worker leases and posts at once (sr
 
 function countingUpstream (address) {
   const deliveries = new Map()
-  const extraAt = [] // when each delivery after a statement's first came
+  const extraAt = [] // each delivery after a statement's first: when, from which host's address, and its first's
+  const firstFrom = new Map()
   const server = http.createServer((req, res) => {
     const chunks = []
     req.on('data', (c) => chunks.push(c))
     req.on('end', () => {
       const list = JSON.parse(Buffer.concat(chunks).toString('utf8'))
+      const from = req.socket.remoteAddress.replace(/^::ffff:/, '')
       for (const s of list) {
-        if (deliveries.has(s.id)) extraAt.push(Date.now())
+        if (deliveries.has(s.id)) extraAt.push({ at: Date.now(), from, first: firstFrom.get(s.id) })
+        else firstFrom.set(s.id, { at: Date.now(), from })
         deliveries.set(s.id, (deliveries.get(s.id) || 0) + 1)
       }
       res.setHeader('Content-Type', 'application/json')
@@ -177,10 +180,16 @@ async function main () {
         moreThanOnce: times.filter((n) => n > 1).length,
         extraDeliveries: times.reduce((sum, n) => sum + Math.max(0, n - 1), 0),
         extraDeliveriesByPhase: {
-          beforeTheKill: upstream.extraAt.filter((t) => t < killedAt).length,
-          killToOutage: upstream.extraAt.filter((t) => t >= killedAt && t < stoppedAt).length,
-          outageAndAfter: upstream.extraAt.filter((t) => t >= stoppedAt).length
+          beforeTheKill: upstream.extraAt.filter((e) => e.at < killedAt).length,
+          killToOutage: upstream.extraAt.filter((e) => e.at >= killedAt && e.at < stoppedAt).length,
+          outageAndAfter: upstream.extraAt.filter((e) => e.at >= stoppedAt).length
         },
+        // whether a statement came again from the host that sent it first
+        // (a removal the database did not take) or from another (a lease
+        // that ran out), and when, in seconds from the database's return
+        extraDeliveriesFromTheSameHost: upstream.extraAt.filter((e) => e.first && e.first.from === e.from).length,
+        extraDeliverySecondsAfterTheReturn: [...new Set(upstream.extraAt.map((e) => Math.round((e.at - backAt) / 1000)))].sort((a, b) => a - b),
+        firstDeliverySecondsAfterTheReturnOfThoseSentAgain: [...new Set(upstream.extraAt.filter((e) => e.first).map((e) => Math.round((e.first.at - backAt) / 1000)))].sort((a, b) => a - b),
         boundFromTheKill: 2 * BATCH,
         boundFromTheOutage: 6 * BATCH
       }

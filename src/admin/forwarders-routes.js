@@ -19,6 +19,7 @@ const { errors } = require('../errors')
 const { json, schema, response } = require('../http/openapi-parts')
 const { FORWARDER_BODY, MAX_PER_STORE, toDefinition, publicView, upstreamIdOf, newForwarderId } = require('../forwarding/forwarders')
 const { unqualify } = require('../stores/store-keys')
+const { deliveryStatus } = require('../forwarding/delivery-state')
 
 const idParam = { id: { schema: { type: 'string', maxLength: 64 }, description: 'The forwarder\'s id.' } }
 const MAX_LIST = 1000
@@ -38,10 +39,19 @@ function forwardersRoutes ({ storage, upstreams, sealed, hosts, validator }) {
     return found
   }
   async function view (f, storeId) {
-    const { queued, oldestEnqueuedAt, deadLetters } = await storage.outbox.stats(upstreamIdOf(f.store, f.id))
+    const upstream = upstreamIdOf(f.store, f.id)
+    const [{ queued, oldestEnqueuedAt, deadLetters }, state] = await Promise.all([storage.outbox.stats(upstream), storage.outbox.deliveryState(upstream)])
+    const at = (ms) => ms === null || ms === undefined ? null : new Date(ms).toISOString()
+    const status = deliveryStatus(state, { paused: f.definition.paused === true })
     return {
       ...publicView(f, { storeId }),
       delivery: {
+        status,
+        failingSince: status === 'retrying' || status === 'failing' ? at(state.failingSince) : null,
+        lastError: state ? state.lastError : null,
+        lastErrorAt: at(state && state.lastErrorAt),
+        lastDeliveredAt: at(state && state.lastDeliveredAt),
+        delivered: state ? state.delivered : 0,
         queued,
         oldestQueuedAt: oldestEnqueuedAt ? oldestEnqueuedAt.toISOString() : null,
         lagSeconds: oldestEnqueuedAt ? Math.max(0, Math.round((Date.now() - oldestEnqueuedAt.getTime()) / 1000)) : 0,

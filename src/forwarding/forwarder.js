@@ -20,6 +20,7 @@
 const crypto = require('node:crypto')
 const { withStored } = require('../resources/statements/statement-record')
 const { webhookHeaders } = require('./webhook-signature')
+const { deliveryNotes } = require('./delivery-state')
 
 const BATCH = 100
 const IDLE_MS = 500
@@ -62,6 +63,7 @@ function versionFor (upstream, row) {
 // each delivery of a forwarder (not of LRS_FORWARD_URLS, the operator's).
 function createForwarder ({ upstreams, timeoutMs, outbox, statements, logger, hosts = { problem: async () => null } }) {
   const leaseMs = 2 * timeoutMs
+  const notes = deliveryNotes(outbox, logger)
   let stopped = false
   const loops = new Map() // upstream id -> { upstream, gone, done }
 
@@ -135,6 +137,7 @@ function createForwarder ({ upstreams, timeoutMs, outbox, statements, logger, ho
       if (forbidden) {
         await outbox.deadLetter(leased, { status: 0, reason: forbidden })
         logger.warn({ upstream: upstream.id, statements: leased.length }, 'forwarder target forbidden (LRS_FORWARD_FORBIDDEN_HOSTS); moved to dead letters')
+        await notes.failed(upstream.id, new Error(`target forbidden: ${forbidden}`))
         return leased.length
       }
     }
@@ -205,6 +208,7 @@ function createForwarder ({ upstreams, timeoutMs, outbox, statements, logger, ho
     // past its lease another worker may have taken the batch and sent it too
     if (Date.now() - heldAt > leaseMs) logger.warn({ upstream: upstream.id, statements: leased.length, heldMs: Date.now() - heldAt, leaseMs }, 'a forwarded batch outlived its lease (a slow database); another worker may send it again')
     await removeDelivered(done, owed)
+    if (done.length) await notes.delivered(upstream.id, done.length)
     return leased.length
   }
 
@@ -226,6 +230,7 @@ function createForwarder ({ upstreams, timeoutMs, outbox, statements, logger, ho
       }
       if (upstream.problem) {
         logger.warn({ upstream: upstream.id, problem: upstream.problem }, 'forwarder cannot deliver')
+        await notes.failed(upstream.id, new Error(upstream.problem))
         await sleep(cap)
         continue
       }
@@ -238,7 +243,9 @@ function createForwarder ({ upstreams, timeoutMs, outbox, statements, logger, ho
         backoff = Math.min(backoff ? backoff * 2 : first, cap)
         wait = Math.max(backoff / 2 + Math.random() * backoff / 2, err.retryAfterMs || 0)
         logger.warn({ upstream: upstream.id, err, retryInMs: Math.round(wait) }, 'forwarding failed')
+        await notes.failed(upstream.id, err)
       }
+      if (!sent && !wait) await notes.idle(upstream.id)
       if (!sent || wait) await sleep(wait || IDLE_MS)
     }
     await payOwed(owed).catch(() => {})
@@ -292,6 +299,7 @@ function createForwarder ({ upstreams, timeoutMs, outbox, statements, logger, ho
       for (const wake of sleeping) wake()
       sleeping = new Set()
       await Promise.allSettled([...loops.values()].map((r) => r.done).concat([...ended]))
+      await notes.flush()
     }
   }
 }

@@ -362,6 +362,12 @@ function schemas () {
       createdAt: { type: 'string', format: 'date-time' },
       updatedAt: { type: 'string', format: 'date-time' },
       delivery: object({
+        status: { enum: ['healthy', 'retrying', 'failing', 'paused'], description: 'healthy: nothing failed since the last delivery; retrying: deliveries have failed for less than a minute; failing: longer (see failingSince and lastError). From every worker and host.' },
+        failingSince: { type: ['string', 'null'], format: 'date-time', description: 'When the failures going on began (null when healthy).' },
+        lastError: { type: ['string', 'null'], description: 'The last failure: the target\'s status or the network\'s error code, never its URL.' },
+        lastErrorAt: { type: ['string', 'null'], format: 'date-time' },
+        lastDeliveredAt: { type: ['string', 'null'], format: 'date-time', description: 'Noted every few seconds while deliveries go on.' },
+        delivered: { type: 'integer', minimum: 0, description: 'Statements delivered since the forwarder was made.' },
         queued: { type: 'integer', minimum: 0, description: 'Statements waiting.' },
         oldestQueuedAt: { type: ['string', 'null'], format: 'date-time' },
         lagSeconds: { type: 'integer', minimum: 0, description: 'How long the oldest waiting statement has waited.' },

@@ -14,23 +14,33 @@ const { response } = require('../http/openapi-parts')
 const { errors } = require('../errors')
 const { allows } = require('../auth/scopes')
 const { DEFAULT_STORE } = require('../stores/store-keys')
+const { deliveryStatus } = require('../forwarding/delivery-state')
 
 function outboxRegistry (storage, upstreams) {
-  const labelNames = ['upstream', 'store']
+  const labelNames = ['upstream', 'store', 'forwarder']
   const registry = new client.Registry()
   const registers = [registry]
   const queued = new client.Gauge({ name: 'lrs_forward_outbox_entries', help: 'Statements waiting to be forwarded, per upstream.', labelNames, registers })
   const age = new client.Gauge({ name: 'lrs_forward_outbox_oldest_age_seconds', help: 'Age of the oldest statement waiting to be forwarded, per upstream (0 when none).', labelNames, registers })
   const dead = new client.Gauge({ name: 'lrs_forward_dead_letters', help: 'Statements an upstream refused for good (see /admin/forwarding/dead-letters), per upstream.', labelNames, registers })
+  const failing = new client.Gauge({ name: 'lrs_forward_failing', help: 'Whether deliveries to an upstream are failing (1: retrying or failing, 0: healthy), from every worker and host.', labelNames, registers })
+  const delivered = new client.Gauge({ name: 'lrs_forward_delivered_statements', help: 'Statements delivered to an upstream since it was made (noted every few seconds), per upstream: rate() gives the delivery rate.', labelNames, registers })
   return async function collect () {
     const now = Date.now()
-    for (const gauge of [queued, age, dead]) gauge.reset() // an upstream removed since goes
-    for (const upstream of upstreams.all()) {
-      const s = await storage.outbox.stats(upstream.id)
-      const labels = upstream.storeId ? { upstream: upstream.name, store: upstream.storeId } : { upstream: upstream.name }
+    for (const gauge of [queued, age, dead, failing, delivered]) gauge.reset() // an upstream removed since goes
+    const all = upstreams.all()
+    // a forwarder is named by its store, as its name is its store's only
+    const storeIds = all.some((u) => u.forwarderId) ? new Map((await storage.stores.all()).map((st) => [st.number, st.id])) : new Map()
+    for (const upstream of all) {
+      const [s, state] = await Promise.all([storage.outbox.stats(upstream.id), storage.outbox.deliveryState(upstream.id)])
+      const labels = upstream.forwarderId
+        ? { upstream: upstream.name, store: storeIds.get(upstream.store) || String(upstream.store), forwarder: upstream.forwarderId }
+        : upstream.storeId ? { upstream: upstream.name, store: upstream.storeId } : { upstream: upstream.name }
       queued.set(labels, s.queued)
       age.set(labels, s.oldestEnqueuedAt ? (now - s.oldestEnqueuedAt.getTime()) / 1000 : 0)
       dead.set(labels, s.deadLetters)
+      failing.set(labels, ['retrying', 'failing'].includes(deliveryStatus(state, { now })) ? 1 : 0)
+      delivered.set(labels, state ? state.delivered : 0)
     }
     return registry
   }

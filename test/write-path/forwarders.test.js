@@ -153,6 +153,47 @@ test('a paused forwarder delivers nothing and its statements wait; resumed, they
   assert.equal((await lrs.storage.outbox.stats(`s0|fw:${made.json.id}`)).queued, 0, 'its queue went with it')
 })
 
+test('a forwarder shows how its delivery goes, from the notes of whichever worker delivers: retrying with the last error while its target fails, healthy once it delivers; /metrics says the same', async (t) => {
+  const up = await upstreamLrs(() => 503)
+  t.after(() => up.server.close())
+  const lrs = await startLrs({ LRS_WORKERS: '2' })
+  const body = { name: 'mirror', target: { kind: 'lrs', url: up.url.replace('fwd:pw@', '') }, retry: { initialBackoffMs: 100, maxBackoffMs: 1000, giveUpAfterS: 0 } }
+  const made = await lrs.http('/admin/forwarders', { method: 'POST', body })
+  assert.equal(made.status, 201, made.text)
+  assert.equal(made.json.delivery.status, 'healthy', 'nothing failed yet')
+  assert.equal(made.json.delivery.delivered, 0)
+  const ids = await post(lrs.client, [statement(), statement(), statement()])
+  const delivery = async () => (await lrs.http(`/admin/forwarders/${made.json.id}`)).json.delivery
+  let d
+  assert.ok(await until(async () => (d = await delivery()).status === 'retrying'), 'retrying while the target answers 503')
+  assert.equal(d.lastError, 'upstream answered 503')
+  assert.ok(Date.parse(d.failingSince) <= Date.parse(d.lastErrorAt), 'failing since the first failure')
+  assert.equal(d.lastDeliveredAt, null)
+  assert.equal(d.queued, 3)
+  const metric = async (name) => {
+    const text = (await lrs.http('/metrics')).text
+    const line = text.split('\n').find((l) => l.startsWith(`${name}{`) && l.includes(made.json.id))
+    return line ? Number(line.split(' ').pop()) : null
+  }
+  assert.equal(await metric('lrs_forward_failing'), 1)
+
+  up.server.answer = () => 200
+  assert.ok(await until(async () => (d = await delivery()).status === 'healthy'), 'healthy once delivered')
+  assert.ok(ids.every((id) => up.received.some((s) => s.id === id)))
+  assert.equal(d.delivered, 3)
+  assert.equal(d.failingSince, null)
+  assert.ok(Date.parse(d.lastDeliveredAt) >= Date.parse(d.lastErrorAt))
+  assert.equal(d.lastError, 'upstream answered 503', 'the last error stays to be read')
+  assert.equal(await metric('lrs_forward_failing'), 0)
+  assert.equal(await metric('lrs_forward_delivered_statements'), 3)
+
+  // a target that cannot be reached says why, without its URL
+  up.server.close()
+  await post(lrs.client, [statement()])
+  assert.ok(await until(async () => (d = await delivery()).status === 'retrying'))
+  assert.match(d.lastError, /^upstream unreachable \(ECONNREFUSED\)$/)
+})
+
 test('forwarders refuse what they cannot do with a clear 4xx: no secrets key, a forbidden target, bad URLs, filters and auth', async (t) => {
   const lrs = await startLrs({ LRS_FORWARD_FORBIDDEN_HOSTS: 'private' })
   const make = (body) => lrs.http('/admin/forwarders', { method: 'POST', body })

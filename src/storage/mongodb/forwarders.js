@@ -5,6 +5,7 @@
 // credentials' change mark, which every worker of every host polls.
 
 const { credentialsChanged } = require('./credentials')
+const { FORWARDING_COLLECTIONS } = require('./outbox')
 const { insertManyReportingDuplicates } = require('./insert-many')
 
 function forwardersRepository (db, { queryTimeoutMs }) {
@@ -38,7 +39,7 @@ function forwardersRepository (db, { queryTimeoutMs }) {
     async remove ({ id, store, upstream }) {
       const { deletedCount } = await col.deleteOne({ _id: id, store })
       if (!deletedCount) return false
-      await Promise.all([db.collection('forward_outbox').deleteMany({ upstream }), db.collection('forward_dead_letters').deleteMany({ upstream })])
+      await Promise.all(FORWARDING_COLLECTIONS.map((c) => db.collection(c).deleteMany({ upstream })))
       await credentialsChanged(db)
       return true
     }

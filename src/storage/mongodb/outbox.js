@@ -35,12 +35,18 @@
 
 const crypto = require('node:crypto')
 const { insertManyReportingDuplicates } = require('./insert-many')
+const { mergeNote } = require('../../forwarding/delivery-state')
 
 const EPOCH = new Date(0)
 // statements per document: a lease takes whole documents
 const CHUNK = 100
 
+// What is kept per upstream, each document with its `upstream` (removed
+// with it)
+const FORWARDING_COLLECTIONS = ['forward_outbox', 'forward_dead_letters', 'forward_state']
+
 const idsOf = (doc) => doc.statementIds || [doc.statementId]
+const fromState = ({ delivered, lastDeliveredAt, lastErrorAt, lastError, failingSince }) => ({ delivered, lastDeliveredAt, lastErrorAt, lastError, failingSince })
 
 // The queued and dead entries of these statements (agent erasure, a deleted
 // store's purge); how many.
@@ -66,6 +72,8 @@ function outboxRepository (db, { queryTimeoutMs, locks }) {
   const col = db.collection('forward_outbox')
   const dead = db.collection('forward_dead_letters')
   const leases = db.collection('forward_leases')
+  // { _id: upstream, upstream, ...the delivery record } (delivery-state.js)
+  const states = db.collection('forward_state')
   const read = { maxTimeMS: queryTimeoutMs }
   const write = async (collection, ops) => { if (ops.length) await collection.bulkWrite(ops, { ordered: false }) }
   const deleteIds = (collection, ids) => ids.length ? collection.deleteMany({ _id: { $in: ids } }) : null
@@ -95,6 +103,18 @@ function outboxRepository (db, { queryTimeoutMs, locks }) {
       }
     }
     await deleteIds(leases, ended)
+  }
+
+  // Forgets a document this worker leased, without a write.
+  function drop (docId) {
+    const d = docs.get(docId)
+    docs.delete(docId)
+    for (const statementId of d.mine) entries.delete(`${docId} ${statementId}`)
+    const left = open.get(d.lease)
+    if (left) {
+      left.delete(docId)
+      if (!left.size) open.delete(d.lease)
+    }
   }
 
   // Takes entries out of their leased documents: each document keeps what
@@ -185,8 +205,11 @@ function outboxRepository (db, { queryTimeoutMs, locks }) {
         const chosen = []
         let count = 0
         for (const doc of found) {
-          if (taken.has(doc._id) || docs.has(doc._id)) continue
+          if (taken.has(doc._id)) continue
           if (chosen.length && count + idsOf(doc).length > limit) break
+          // this worker's lease of it ran out (a release the database did
+          // not take): taken again, from what the database holds
+          if (docs.has(doc._id)) drop(doc._id)
           chosen.push(doc)
           count += idsOf(doc).length
         }
@@ -244,6 +267,18 @@ function outboxRepository (db, { queryTimeoutMs, locks }) {
     },
     // Entries, queued or dead, of these statements (agent erasure); how many.
     removeStatements: (statementIds) => removeStatementEntries(db, statementIds),
+    // How delivery to an upstream goes, from every worker's notes
+    // (src/forwarding/delivery-state.js). Read, merged and written: two
+    // notes at once keep one of them, and the next note says the same.
+    async noteDelivery (upstream, note) {
+      const current = await states.findOne({ _id: upstream }, read)
+      const next = mergeNote(current && fromState(current), note, Date.now())
+      await states.replaceOne({ _id: upstream }, { _id: upstream, upstream, ...next }, { upsert: true })
+    },
+    async deliveryState (upstream) {
+      const doc = await states.findOne({ _id: upstream }, read)
+      return doc ? fromState(doc) : null
+    },
     // For /metrics: entries waiting, the oldest one's age, dead letters.
     async stats (upstream) {
       const [queued, deadLetters] = await Promise.all([
@@ -257,4 +292,4 @@ function outboxRepository (db, { queryTimeoutMs, locks }) {
   }
 }
 
-module.exports = { outboxRepository, removeStatementEntries, idsOf }
+module.exports = { outboxRepository, removeStatementEntries, idsOf, FORWARDING_COLLECTIONS }

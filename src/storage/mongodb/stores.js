@@ -11,6 +11,7 @@
 
 const { insertManyReportingDuplicates } = require('./insert-many')
 const { credentialsChanged } = require('./credentials')
+const { FORWARDING_COLLECTIONS } = require('./outbox')
 const { qualify, deletedId, formerId, prefixBounds } = require('../../stores/store-keys')
 const { storeUpstreamPrefix } = require('../../forwarding/upstreams')
 
@@ -109,7 +110,7 @@ function storesRepository (db, { queryTimeoutMs }) {
       else if ((await col.updateOne({ _id: id, ...LIVE }, update)).matchedCount !== 1) return false
       if (dropUpstreams.length) {
         const filter = { upstream: { $in: dropUpstreams } }
-        await Promise.all([db.collection('forward_outbox').deleteMany(filter), db.collection('forward_dead_letters').deleteMany(filter)])
+        await Promise.all(FORWARDING_COLLECTIONS.map((c) => db.collection(c).deleteMany(filter)))
       }
       await credentialsChanged(db)
       return true
@@ -129,7 +130,7 @@ function storesRepository (db, { queryTimeoutMs }) {
       await db.collection('forwarders').deleteMany({ store: store.number })
       // its own upstreams' entries (the LRS-wide ones' go as the forwarder finds their statements gone)
       const own = { upstream: prefixRange(storeUpstreamPrefix(store.number)) }
-      await Promise.all([db.collection('forward_outbox').deleteMany(own), db.collection('forward_dead_letters').deleteMany(own)])
+      await Promise.all(FORWARDING_COLLECTIONS.map((c) => db.collection(c).deleteMany(own)))
       await credentialsChanged(db)
       const { deletedCount } = await col.deleteOne({ _id: id })
       return deletedCount === 1

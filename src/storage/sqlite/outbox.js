@@ -5,6 +5,9 @@
 
 const { blobToId } = require('./ids')
 
+// an upstream's delivery record is the setting of this name and its id
+const FORWARD_STATE = 'forward-state '
+
 // Entry ids as the forwarder sees them: "<upstream> <statementId>".
 const entryId = (upstream, statementId) => `${upstream} ${statementId}`
 const parseEntryId = (id) => {
@@ -47,6 +50,12 @@ function outboxRepository (db, { writer }) {
     replayDeadLetters: ({ upstreams, limit }) => writer.call('outboxReplay', { upstreams, limit }),
     // Drops dead letters for good (the statements stay stored). Returns how many.
     discardDeadLetters: ({ upstreams, limit }) => writer.call('outboxDiscard', { upstreams, limit }),
+    // How delivery to an upstream goes (src/forwarding/delivery-state.js).
+    noteDelivery: (upstream, note) => writer.call('outboxNote', upstream, note),
+    async deliveryState (upstream) {
+      const value = db.prepare('SELECT value FROM settings WHERE name = ?').pluck().get(FORWARD_STATE + upstream)
+      return value ? JSON.parse(value) : null
+    },
     // For /metrics: entries waiting, the oldest one's age, dead letters.
     async stats (upstream) {
       const queued = db.prepare('SELECT count(*) AS n, min(enqueued_at) AS oldest FROM forward_outbox WHERE upstream = ?').get(upstream)
@@ -56,4 +65,4 @@ function outboxRepository (db, { writer }) {
   }
 }
 
-module.exports = { outboxRepository }
+module.exports = { outboxRepository, FORWARD_STATE }

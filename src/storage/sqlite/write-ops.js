@@ -11,6 +11,8 @@ const { idToBlob, blobToId, storeSuffix } = require('./ids')
 const { termIn, plainTermId, STORE_SPAN, STORE_TERM, DEFAULT_TERM_FROM, defaultTermFromReader } = require('./store-terms')
 const { qualify, deletedId, prefixBounds } = require('../../stores/store-keys')
 const { storeUpstreamPrefix } = require('../../forwarding/upstreams')
+const { mergeNote } = require('../../forwarding/delivery-state')
+const { FORWARD_STATE } = require('./outbox')
 const { firstSeqOf, lastSeqOf, storedMsOf } = require('./seq')
 const { LEVELS, RECENT_BUFFERS, DICT_TABLES, TERM_TABLES, SEQ_OF_ID, HOUR_MS, COUNTED_KINDS } = require('./schema')
 
@@ -62,7 +64,7 @@ const TERM_KEY_SPAN = 2 ** 32
 // where they are (writeOps): storeBatch adds to them; a credential's last
 // use comes with requests (once a minute per key and worker) and would
 // otherwise split the transaction's one sort of its rows.
-const LEAVES_PENDING = new Set(['storeBatch', 'credentialUsed'])
+const LEAVES_PENDING = new Set(['storeBatch', 'credentialUsed', 'outboxNote'])
 
 // The hourly counters, added to in memory while an operation runs and
 // written at its end (a row per hour and term, not per statement).
@@ -405,6 +407,14 @@ function writeOps (db) {
     const own = storeUpstreamPrefix(number)
     db.prepare('DELETE FROM forward_outbox WHERE upstream >= ? AND upstream < ?').run(...prefixBounds(own))
     db.prepare('DELETE FROM forward_dead_letters WHERE upstream >= ? AND upstream < ?').run(...prefixBounds(own))
+    db.prepare('DELETE FROM settings WHERE name >= ? AND name < ?').run(...prefixBounds(FORWARD_STATE + own))
+  }
+
+  // An upstream's queued entries, dead letters and delivery record.
+  function dropForwarding (upstream) {
+    db.prepare('DELETE FROM forward_outbox WHERE upstream = ?').run(upstream)
+    db.prepare('DELETE FROM forward_dead_letters WHERE upstream = ?').run(upstream)
+    db.prepare('DELETE FROM settings WHERE name = ?').run(FORWARD_STATE + upstream)
   }
 
   // Every worker polls this counter to apply credential changes within a
@@ -708,10 +718,7 @@ function writeOps (db) {
     storeForwarding ({ id, urls, dropUpstreams }) {
       const changed = db.prepare('UPDATE stores SET forward_urls = ? WHERE id = ? AND deleted_at IS NULL').run(urls.length ? JSON.stringify(urls) : null, id).changes === 1
       if (!changed) return false
-      for (const upstream of dropUpstreams) {
-        db.prepare('DELETE FROM forward_outbox WHERE upstream = ?').run(upstream)
-        db.prepare('DELETE FROM forward_dead_letters WHERE upstream = ?').run(upstream)
-      }
+      for (const upstream of dropUpstreams) dropForwarding(upstream)
       credentialsChanged()
       return true
     },
@@ -738,8 +745,7 @@ function writeOps (db) {
     // Removes a forwarder with its queue and dead letters; false: none.
     forwarderRemove ({ id, store, upstream }) {
       if (!db.prepare('DELETE FROM forwarders WHERE id = ? AND store = ?').run(id, store).changes) return false
-      db.prepare('DELETE FROM forward_outbox WHERE upstream = ?').run(upstream)
-      db.prepare('DELETE FROM forward_dead_letters WHERE upstream = ?').run(upstream)
+      dropForwarding(upstream)
       credentialsChanged()
       return true
     },
@@ -885,6 +891,13 @@ function writeOps (db) {
         VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`)
       for (const e of entries) dead.run(e.upstream, idToBlob(e.statementId), e.enqueuedAt, status, reason, Date.now())
       ops.outboxRemove(entries)
+    },
+
+    // How delivery to an upstream goes (delivery-state.js): read, merged, written.
+    outboxNote (upstream, note) {
+      const current = db.prepare('SELECT value FROM settings WHERE name = ?').pluck().get(FORWARD_STATE + upstream)
+      const next = mergeNote(current ? JSON.parse(current) : null, note, Date.now())
+      db.prepare('INSERT INTO settings (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value').run(FORWARD_STATE + upstream, JSON.stringify(next))
     },
 
     outboxReplay: (params) => takeDeadLetters(params, (r) => insertOutbox.run(r.upstream, r.statement_id, Date.now())),
