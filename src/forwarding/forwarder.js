@@ -129,7 +129,7 @@ function createForwarder ({ upstreams, timeoutMs, outbox, statements, logger, ho
 
   async function deliver (upstream, owed) {
     await payOwed(owed)
-    let heldAt = Date.now()
+    const leaseStarted = Date.now()
     const leased = await outbox.lease(upstream.id, { limit: upstream.batchSize || BATCH, leaseMs })
     if (!leased.length) return 0
     if (upstream.checkHost) {
@@ -145,12 +145,17 @@ function createForwarder ({ upstreams, timeoutMs, outbox, statements, logger, ho
     // have used much of it before the POST, or use it up after: held anew
     // then, so that no other worker takes the batch while this one still
     // delivers it (the upstream would get it twice).
+    let heldAt = Date.now()
+    const timings = { leaseMs: heldAt - leaseStarted }
+    let outlived = false
     const keep = async () => {
+      if (Date.now() - heldAt > leaseMs) outlived = true
       if (Date.now() - heldAt < leaseMs / 3) return
       await outbox.hold(leased.map((e) => e.id), { ms: leaseMs })
       heldAt = Date.now()
     }
     const rows = await statements.findBodies(leased.map((e) => e.statementId))
+    timings.readMs = Date.now() - heldAt
     await keep()
     const byVersion = new Map()
     const orphans = []
@@ -181,9 +186,17 @@ function createForwarder ({ upstreams, timeoutMs, outbox, statements, logger, ho
       // a lease is of whole outbox documents (the mongodb engine's hold a
       // write batch each) and may hold more than one POST
       const size = upstream.batchSize || BATCH
+      let lost = null
       for (const [version, all] of byVersion) {
-        for (let i = 0; i < all.length; i += size) {
+        for (let i = 0; i < all.length && !lost; i += size) {
           const group = all.slice(i, i + size)
+          // a lease lost to a slow database (another worker may hold the
+          // batch now) is not delivered on: its rest is that worker's
+          await keep()
+          if (!outbox.stillHeld(group.map((g) => g.entry.id), { ms: timeoutMs })) {
+            lost = all.slice(i).map((g) => g.entry.id)
+            break
+          }
           const refused = await deliverGroup(upstream, version, group)
           const dead = new Set()
           for (const r of refused) {
@@ -192,8 +205,13 @@ function createForwarder ({ upstreams, timeoutMs, outbox, statements, logger, ho
             logger.warn({ upstream: upstream.id, status: r.status, statements: r.entries.length }, 'upstream refused statements; moved to dead letters')
           }
           for (const g of group) if (!dead.has(g.entry.id)) done.push(g.entry.id)
-          await keep()
         }
+        if (lost) break
+      }
+      if (lost) {
+        const rest = leased.filter((e) => !done.includes(e.id) && !orphans.includes(e.id) && !waiting.includes(e.id)).map((e) => e.id)
+        outbox.forget(rest)
+        logger.warn({ upstream: upstream.id, statements: rest.length, ...timings, sinceLeaseMs: Date.now() - leaseStarted, leaseMs }, 'forwarding lease lost to a slow database before the batch was sent; left to the worker that holds it')
       }
     } catch (err) {
       await removeDelivered(done, owed).catch(() => {})
@@ -206,7 +224,8 @@ function createForwarder ({ upstreams, timeoutMs, outbox, statements, logger, ho
       throw err
     }
     // past its lease another worker may have taken the batch and sent it too
-    if (Date.now() - heldAt > leaseMs) logger.warn({ upstream: upstream.id, statements: leased.length, heldMs: Date.now() - heldAt, leaseMs }, 'a forwarded batch outlived its lease (a slow database); another worker may send it again')
+    if (Date.now() - heldAt > leaseMs) outlived = true
+    if (outlived) logger.warn({ upstream: upstream.id, statements: leased.length, ...timings, sinceLeaseMs: Date.now() - leaseStarted, leaseMs }, 'a forwarded batch outlived its lease (a slow database); another worker may send it again')
     await removeDelivered(done, owed)
     if (done.length) await notes.delivered(upstream.id, done.length)
     return leased.length

@@ -143,7 +143,7 @@ function openMongoMigrationTarget (config, logger) {
     async writeForwarding (list, { dead = false }) {
       const docs = list.map((e) => ({
         _id: entryId(e), upstream: e.upstream, enqueuedAt: e.enqueuedAt,
-        ...(dead ? { statementId: e.statementId, status: e.status, reason: e.reason, failedAt: e.failedAt } : { statementIds: [e.statementId], count: 1, leaseUntil: e.leaseUntil })
+        ...(dead ? { statementId: e.statementId, status: e.status, reason: e.reason, failedAt: e.failedAt } : { statementIds: [e.statementId], leaseUntil: e.leaseUntil })
       }))
       await insertManyReportingDuplicates(col(dead ? 'forward_dead_letters' : 'forward_outbox'), docs)
     },

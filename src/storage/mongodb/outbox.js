@@ -1,7 +1,7 @@
 'use strict'
 
 // The forwarding outbox on MongoDB: one document per write batch and
-// upstream, { _id: "<upstream> <uuid>", upstream, statementIds, count, w,
+// upstream, { _id: "<upstream> <uuid>", upstream, statementIds, w,
 // enqueuedAt, leaseUntil }, of up to CHUNK statements. One document a
 // statement cost FerretDB a document write (~12 ms, more under load) to
 // queue each statement and another to remove it, and capped three hosts
@@ -26,12 +26,14 @@
 // forward_leases, { _id, upstream, ids, until }, made under a lock per
 // upstream (locks.js): the next worker to lease reads the leases (a few
 // documents) and takes other documents. `hold` keeps a lease while its
-// delivery goes on. A lease whose worker died runs out at `until` and its
-// documents are taken again (sent again: at least once). While leased, a
-// document holds exactly the entries its worker has not settled: each
-// removal, dead letter or release rewrites or deletes it (and only once
-// that write is done does the worker forget them: a removal that failed is
-// made again), and a lease ends when all its documents are settled.
+// delivery goes on. A lease whose worker died, or whose worker was slower
+// than it (a saturated database), runs out at `until` and its documents are
+// taken again (sent again: at least once). The forwarder asks `stillHeld`
+// before each POST, so a worker that lost its lease stops rather than
+// sends what another now holds. A removal pulls entries from their
+// document (and only once that write is done does the worker forget them:
+// a removal that failed is made again); a lease ends when all its
+// documents are settled.
 
 const crypto = require('node:crypto')
 const { insertManyReportingDuplicates } = require('./insert-many')
@@ -61,7 +63,7 @@ async function removeStatementEntries (db, statementIds) {
     const ids = idsOf(doc)
     const left = ids.filter((id) => !gone.has(id))
     removed += ids.length - left.length
-    ops.push(left.length ? { updateOne: { filter: { _id: doc._id }, update: { $set: { statementIds: left, count: left.length } } } } : { deleteOne: { filter: { _id: doc._id } } })
+    ops.push(left.length && doc.statementIds ? { updateOne: { filter: { _id: doc._id }, update: { $pullAll: { statementIds: ids.filter((id) => gone.has(id)) } } } } : { deleteOne: { filter: { _id: doc._id } } })
   }
   if (ops.length) await col.bulkWrite(ops, { ordered: false })
   removed += (await db.collection('forward_dead_letters').deleteMany({ statementId: { $in: statementIds } })).deletedCount
@@ -78,50 +80,44 @@ function outboxRepository (db, { queryTimeoutMs, locks }) {
   const write = async (collection, ops) => { if (ops.length) await collection.bulkWrite(ops, { ordered: false }) }
   const deleteIds = (collection, ids) => ids.length ? collection.deleteMany({ _id: { $in: ids } }) : null
 
-  // This worker's leases: lease id -> ids of its documents not settled;
-  // document id -> { lease, upstream, enqueuedAt, write, mine: statement
-  // ids still its to settle };
-  // entry id -> { docId, statementId }.
+  // This worker's leases: lease id -> { docs: ids of its documents not
+  // settled, until: when it runs out (ms), lost: a hold landed after it
+  // ran out }; document id -> { lease, upstream, enqueuedAt, write, mine:
+  // statement ids still its to settle }; entry id -> { docId, statementId }.
   const open = new Map()
   const docs = new Map()
   const entries = new Map()
 
   const entryOf = (id) => entries.get(id)
-
-  // Documents whose worker settled all of their entries: their lease ends
-  // once it has none left.
-  async function forget (docIds) {
-    const ended = []
-    for (const docId of docIds) {
-      const d = docs.get(docId)
-      docs.delete(docId)
-      const left = open.get(d.lease)
-      left.delete(docId)
-      if (!left.size) {
-        open.delete(d.lease)
-        ended.push(d.lease)
-      }
-    }
-    await deleteIds(leases, ended)
+  const held = (docId) => {
+    const lease = open.get(docs.get(docId).lease)
+    return Boolean(lease) && !lease.lost && lease.until > Date.now()
   }
 
-  // Forgets a document this worker leased, without a write.
-  function drop (docId) {
+  // Forgets a document this worker leased; its lease ends when it has no
+  // document left (`write`: its lease document is deleted).
+  function drop (docId, ended) {
     const d = docs.get(docId)
     docs.delete(docId)
     for (const statementId of d.mine) entries.delete(`${docId} ${statementId}`)
-    const left = open.get(d.lease)
-    if (left) {
-      left.delete(docId)
-      if (!left.size) open.delete(d.lease)
+    const lease = open.get(d.lease)
+    if (!lease) return
+    lease.docs.delete(docId)
+    if (!lease.docs.size) {
+      open.delete(d.lease)
+      if (ended) ended.push(d.lease)
     }
   }
 
-  // Takes entries out of their leased documents: each document keeps what
-  // is still its worker's (deleted when nothing is). `handBack` (a
-  // release): the entries are queued again after `delayMs`, the whole
-  // document when all it held is given back, else as a document of their
-  // own, whose _id is the same however often this is tried.
+  // Takes entries out of their leased documents. Removed entries are
+  // pulled from their document (deleted once this worker has settled all
+  // it held); `handBack` (a release) queues them again after `delayMs`:
+  // the whole document when all it held is given back, else as a document
+  // of their own, whose _id is the same however often this is tried.
+  // Documents only shrink, by a pull: a worker whose lease ran out (and
+  // whose documents another may hold now) never puts back what that other
+  // one removed, and gives nothing back (it is not its to give); it
+  // forgets such a document.
   async function take (ids, { handBack = null } = {}) {
     const taken = new Map() // document id -> statement ids
     for (const id of ids) {
@@ -132,11 +128,18 @@ function outboxRepository (db, { queryTimeoutMs, locks }) {
     }
     const ops = []
     const again = []
-    const left = new Map()
+    const settled = new Map() // document id -> what it still holds of this worker's
+    const lostOnes = []
     for (const [docId, out] of taken) {
       const d = docs.get(docId)
       const rest = [...d.mine].filter((id) => !out.has(id))
-      left.set(docId, rest)
+      const pull = { updateOne: { filter: { _id: docId }, update: { $pullAll: { statementIds: [...out] } } } }
+      if (!held(docId)) {
+        if (!handBack) ops.push(pull)
+        lostOnes.push(docId)
+        continue
+      }
+      settled.set(docId, rest)
       if (handBack && !rest.length) {
         ops.push({ updateOne: { filter: { _id: docId }, update: { $set: { leaseUntil: handBack.until } } } })
         continue
@@ -144,21 +147,23 @@ function outboxRepository (db, { queryTimeoutMs, locks }) {
       if (handBack) {
         const part = [...out].sort()
         const _id = `${d.upstream} ${crypto.createHash('sha256').update(docId + ' ' + part.join(' ')).digest('base64url').slice(0, 22)}`
-        again.push({ _id, upstream: d.upstream, statementIds: part, count: part.length, w: d.write, enqueuedAt: d.enqueuedAt, leaseUntil: handBack.until })
+        again.push({ _id, upstream: d.upstream, statementIds: part, w: d.write, enqueuedAt: d.enqueuedAt, leaseUntil: handBack.until })
       }
-      ops.push(rest.length ? { updateOne: { filter: { _id: docId }, update: { $set: { statementIds: rest, count: rest.length }, $unset: { statementId: '' } } } } : { deleteOne: { filter: { _id: docId } } })
+      ops.push(rest.length ? pull : { deleteOne: { filter: { _id: docId } } })
     }
     // what is given back is queued before it leaves its document: a stop
     // between the two sends it twice rather than never
     await insertManyReportingDuplicates(col, again)
     await write(col, ops)
-    const settled = []
-    for (const [docId, rest] of left) {
-      docs.get(docId).mine = new Set(rest)
+    const ended = []
+    for (const [docId, rest] of settled) {
+      const d = docs.get(docId)
       for (const statementId of taken.get(docId)) entries.delete(`${docId} ${statementId}`)
-      if (!rest.length) settled.push(docId)
+      d.mine = new Set(rest)
+      if (!rest.length) drop(docId, ended)
     }
-    await forget(settled)
+    for (const docId of lostOnes) drop(docId)
+    await deleteIds(leases, ended)
   }
 
   // Documents for `statementIds` to each of `upstreams`, queued by the
@@ -169,7 +174,7 @@ function outboxRepository (db, { queryTimeoutMs, locks }) {
     for (const upstream of upstreams) {
       for (let i = 0; i < statementIds.length; i += CHUNK) {
         const ids = statementIds.slice(i, i + CHUNK)
-        made.push({ _id: `${upstream} ${crypto.randomUUID()}`, upstream, statementIds: ids, count: ids.length, w: write, enqueuedAt, leaseUntil: EPOCH })
+        made.push({ _id: `${upstream} ${crypto.randomUUID()}`, upstream, statementIds: ids, w: write, enqueuedAt, leaseUntil: EPOCH })
       }
     }
     await insertManyReportingDuplicates(col, made)
@@ -203,9 +208,15 @@ function outboxRepository (db, { queryTimeoutMs, locks }) {
         await deleteIds(leases, runOut)
         const found = await col.find({ upstream, leaseUntil: { $lt: now } }, { limit: limit + taken.size, ...read }).toArray()
         const chosen = []
+        const empty = []
         let count = 0
         for (const doc of found) {
           if (taken.has(doc._id)) continue
+          // every entry pulled by workers whose leases ran out
+          if (!idsOf(doc).length) {
+            empty.push(doc._id)
+            continue
+          }
           if (chosen.length && count + idsOf(doc).length > limit) break
           // this worker's lease of it ran out (a release the database did
           // not take): taken again, from what the database holds
@@ -213,10 +224,12 @@ function outboxRepository (db, { queryTimeoutMs, locks }) {
           chosen.push(doc)
           count += idsOf(doc).length
         }
+        await deleteIds(col, empty)
         if (!chosen.length) return []
         const _id = `${upstream} ${crypto.randomUUID()}`
-        await leases.insertOne({ _id, upstream, ids: chosen.map((d) => d._id), until: new Date(Date.now() + leaseMs) })
-        open.set(_id, new Set(chosen.map((d) => d._id)))
+        const until = Date.now() + leaseMs
+        await leases.insertOne({ _id, upstream, ids: chosen.map((d) => d._id), until: new Date(until) })
+        open.set(_id, { docs: new Set(chosen.map((d) => d._id)), until, lost: false })
         const out = []
         for (const doc of chosen) {
           const ids = idsOf(doc)
@@ -230,10 +243,34 @@ function outboxRepository (db, { queryTimeoutMs, locks }) {
         return out
       })
     },
-    // Keeps the leases of these (leased) entries `ms` more from now.
+    // Keeps the leases of these (leased) entries `ms` more from now. A
+    // hold that lands after a lease ran out does not make it this worker's
+    // again (another may have taken its documents meanwhile).
     async hold (ids, { ms }) {
-      const held = [...new Set(ids.map((id) => entryOf(id)).filter(Boolean).map((e) => docs.get(e.docId)?.lease).filter(Boolean))]
-      if (held.length) await leases.updateMany({ _id: { $in: held } }, { $set: { until: new Date(Date.now() + ms) } })
+      const ofIds = [...new Set(ids.map((id) => entryOf(id)).filter((e) => e && docs.has(e.docId)).map((e) => docs.get(e.docId).lease))].filter((l) => open.has(l))
+      if (!ofIds.length) return
+      const until = Date.now() + ms
+      await leases.updateMany({ _id: { $in: ofIds } }, { $set: { until: new Date(until) } })
+      for (const l of ofIds) {
+        const lease = open.get(l)
+        if (!lease) continue
+        if (Date.now() < lease.until) lease.until = until
+        else lease.lost = true
+      }
+    },
+    // Whether these entries' leases are this worker's for `ms` more at least.
+    stillHeld (ids, { ms }) {
+      return ids.every((id) => {
+        const e = entryOf(id)
+        if (!e || !docs.has(e.docId)) return false
+        const lease = open.get(docs.get(e.docId).lease)
+        return Boolean(lease) && !lease.lost && lease.until - Date.now() > ms
+      })
+    },
+    // Lets go of leased entries without a write (their lease was lost).
+    forget (ids) {
+      const docIds = new Set(ids.map((id) => entryOf(id)).filter((e) => e && docs.has(e.docId)).map((e) => e.docId))
+      for (const docId of docIds) drop(docId)
     },
     // Gives leased entries back (after a failed delivery), to be taken
     // again after `delayMs`.
@@ -282,12 +319,17 @@ function outboxRepository (db, { queryTimeoutMs, locks }) {
     // For /metrics: entries waiting, the oldest one's age, dead letters.
     async stats (upstream) {
       const [queued, deadLetters] = await Promise.all([
-        col.find({ upstream }, { projection: { count: 1, statementId: 1, enqueuedAt: 1 }, ...read }).toArray(),
+        col.find({ upstream }, { projection: { statementIds: 1, statementId: 1, enqueuedAt: 1 }, ...read }).toArray(),
         dead.countDocuments({ upstream }, read)
       ])
       let oldest = null
-      for (const d of queued) if (!oldest || d.enqueuedAt < oldest) oldest = d.enqueuedAt
-      return { queued: queued.reduce((n, d) => n + (d.count ?? 1), 0), oldestEnqueuedAt: oldest, deadLetters }
+      let n = 0
+      for (const d of queued) {
+        if (!idsOf(d).length) continue
+        n += idsOf(d).length
+        if (!oldest || d.enqueuedAt < oldest) oldest = d.enqueuedAt
+      }
+      return { queued: n, oldestEnqueuedAt: oldest, deadLetters }
     }
   }
 }

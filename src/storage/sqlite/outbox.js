@@ -29,6 +29,10 @@ function outboxRepository (db, { writer }) {
     async hold (ids, { ms }) {
       if (ids.length) await writer.call('outboxRelease', ids.map(parseEntryId), { delayMs: ms })
     },
+    // One writer decides every lease: a lease is this worker's until it
+    // runs out (hold keeps it), and it has no state of its own to forget.
+    stillHeld: () => true,
+    forget: () => {},
     async remove (ids) {
       if (ids.length) await writer.call('outboxRemove', ids.map(parseEntryId))
     },
