@@ -20,6 +20,7 @@ const PHASE_NAMES = {
   settings: 'settings',
   stores: 'stores',
   credentials: 'credentials',
+  forwarders: 'forwarders',
   documents: 'documents',
   attachments: 'attachments',
   statements: 'statements',

@@ -26,7 +26,7 @@ const { storedRecord } = require('../resources/statements/statement-record')
 const { storageRecord, storeOf } = require('../stores/store-keys')
 const { useMboxCase } = require('../resources/agents/agent-keys')
 
-const PHASES = ['settings', 'stores', 'credentials', 'documents', 'attachments', 'statements', 'pendingFlags', 'outbox', 'deadLetters']
+const PHASES = ['settings', 'stores', 'credentials', 'forwarders', 'documents', 'attachments', 'statements', 'pendingFlags', 'outbox', 'deadLetters']
 // Rows a chunk (attachments are up to the request body limit each), and
 // chunks written at once. Into FerretDB on 2 cores (20,000 statements, four
 // alternations): chunks of 500 to 2,000 within noise of each other (4,000:
@@ -55,6 +55,7 @@ function phases (source, target, live) {
     settings: { all: () => source.settings().filter((s) => portableSetting(s.name)), write: (rows) => target.writeSettings(rows) },
     stores: { all: () => source.stores(), write: (rows) => target.writeStores(rows) },
     credentials: { all: () => source.credentials(), keep: (c) => live.has(c.store), write: (rows) => target.writeCredentials(rows) },
+    forwarders: { all: () => source.forwarders(), keep: (f) => live.has(f.store), write: (rows) => target.writeForwarders(rows) },
     documents: { page: (after, limit) => source.documents({ after, limit }), keep: (d) => d.store === null || live.has(d.store), write: (rows) => target.writeDocuments(rows) },
     attachments: { page: (after, limit) => source.attachments({ after, limit }), keep: (a) => liveKey(a.sha2), write: (rows) => target.writeAttachments(rows) },
     statements: {
@@ -250,6 +251,13 @@ async function verifyMigration ({ source, target, limits = {}, onProgress = () =
   Object.assign(credentials, { source: sourceCredentials.length, target: targetCredentials.length })
   const credentialFields = (a, b) => ({ secretHash: [a.secretHash, b.secretHash], scopes: [a.scopes, b.scopes], store: [a.store, b.store], createdAt: [ms(a.createdAt), ms(b.createdAt)], lastUsedAt: [ms(a.lastUsedAt), ms(b.lastUsedAt)] })
   match(credentials, sourceCredentials, targetCredentials, (c) => c.key, credentialFields, (c) => `credential ${c.key}`)
+
+  const forwarders = kind('forwarders')
+  const sourceForwarders = source.forwarders().filter((f) => live.has(f.store))
+  const targetForwarders = await target.forwarders()
+  Object.assign(forwarders, { source: sourceForwarders.length, target: targetForwarders.length })
+  const forwarderFields = (a, b) => ({ store: [a.store, b.store], revision: [a.revision, b.revision], definition: [a.definition, b.definition], createdAt: [ms(a.createdAt), ms(b.createdAt)], updatedAt: [ms(a.updatedAt), ms(b.updatedAt)] })
+  match(forwarders, sourceForwarders, targetForwarders, (f) => f.id, forwarderFields, (f) => `forwarder ${f.id}`)
 
   const pending = kind('pendingFlags')
   const flags = source.pendingFlags().filter((p) => liveKey(p.id))

@@ -107,6 +107,7 @@ async function snapshot (lrs, data) {
     s.documentLists = await Promise.all(store.documentLists.map(async (p) => (await ok(await xapi(p))).sort()))
     s.deadLetters = (await ok(await admin('/admin/forwarding/dead-letters'))).deadLetters.sort((a, b) => a.id.localeCompare(b.id))
     s.upstreams = (await ok(await admin('/admin/forwarding/upstreams'))).upstreams.map((u) => ({ id: u.id, forwards: u.forwards, queued: u.queued, oldestEnqueuedAt: u.oldestEnqueuedAt, deadLetters: u.deadLetters }))
+    s.forwarders = (await ok(await admin('/admin/forwarders'))).forwarders.map(({ delivery, ...f }) => ({ ...f, queued: delivery.queued, oldestQueuedAt: delivery.oldestQueuedAt }))
     shot.stores[store.id] = s
   }
   return shot
@@ -144,6 +145,9 @@ async function fill () {
     { id: 'default', admin: [ADMIN.user, ADMIN.password], writer: await credential('lms', ['statements/write', 'statements/read/mine', 'state', 'profile']) },
     { id: 'acme', admin: await credential('acme-admin', ['all', 'admin'], 'acme'), writer: await credential('acme-lms', ['statements/write', 'statements/read/mine', 'state', 'profile'], 'acme') }
   ]
+  // a forwarder of acme's own, paused: its voiding statements wait in its queue
+  const mirror = { name: 'mirror', target: { kind: 'lrs', url: down.url.replace('fwd:pw@', '') }, filter: { verb: VOIDED }, paused: true, batchSize: 7 }
+  await ok(await lrs.http('/admin/forwarders', { method: 'POST', auth: stores[1].admin, body: mirror }), 201)
   const shared = crypto.randomUUID() // the same statement id in both stores
   const learner = { objectType: 'Agent', mbox: 'mailto:Ada.Lovelace@Example.COM' }
   for (const store of stores) {
@@ -224,7 +228,9 @@ test('lrs migrate moves a SQLite LRS into MongoDB: every resource the same throu
     assert.deepEqual(a.documentLists, b.documentLists)
     assert.deepEqual(a.deadLetters, b.deadLetters, `${store.id}: dead letters`)
     assert.deepEqual(a.upstreams, b.upstreams, `${store.id}: forwarding queues`)
+    assert.deepEqual(a.forwarders, b.forwarders, `${store.id}: forwarders, with their queues`)
   }
+  assert.deepEqual(before.stores.acme.forwarders.map((f) => [f.name, f.state, f.queued]), [['mirror', 'paused', 3]])
   assert.equal(before.stores.default.deadLetters.length, 56)
   assert.ok(before.stores.acme.upstreams.some((u) => u.queued === 28))
 

@@ -154,6 +154,12 @@ function openSqliteMigrationSource (config, logger, { lock = true } = {}) {
         key: r.key, secretHash: r.secret_hash, scopes: JSON.parse(r.scopes), createdAt: date(r.created_at), lastUsedAt: date(r.last_used), store: r.store || 0
       }))
     },
+    // Forwarders (src/forwarding/forwarders.js), their secrets sealed as stored.
+    forwarders () {
+      return db.prepare('SELECT id, store, revision, definition, created_ms, updated_ms FROM forwarders ORDER BY id').all().map((r) => ({
+        id: r.id, store: r.store, revision: r.revision, definition: JSON.parse(r.definition), createdAt: new Date(r.created_ms), updatedAt: new Date(r.updated_ms)
+      }))
+    },
     // Documents by key after `after` (a key; null: from the first).
     documents ({ after = null, limit }) {
       return db.prepare('SELECT * FROM documents WHERE key > ? ORDER BY key LIMIT ?').all(after ?? '', limit).map(documentRow)
