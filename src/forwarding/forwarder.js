@@ -21,6 +21,7 @@ const crypto = require('node:crypto')
 const { withStored } = require('../resources/statements/statement-record')
 const { webhookHeaders } = require('./webhook-signature')
 const { deliveryNotes } = require('./delivery-state')
+const { oauthTokens } = require('./oauth-token')
 
 const BATCH = 100
 const IDLE_MS = 500
@@ -64,6 +65,7 @@ function versionFor (upstream, row) {
 function createForwarder ({ upstreams, timeoutMs, outbox, statements, logger, hosts = { problem: async () => null } }) {
   const leaseMs = 2 * timeoutMs
   const notes = deliveryNotes(outbox, logger)
+  const tokens = oauthTokens({ timeoutMs, hosts })
   let stopped = false
   const loops = new Map() // upstream id -> { upstream, gone, done }
 
@@ -71,10 +73,10 @@ function createForwarder ({ upstreams, timeoutMs, outbox, statements, logger, ho
   // webhook a Standard Webhooks payload, signed, whose webhook-id is the
   // same for the same statements (a retry, another worker's after a lease
   // ran out): the receiver's idempotency key.
-  function request (upstream, version, texts, ids) {
+  function request (upstream, version, texts, ids, authorization) {
     const statementsJson = '[' + texts.join(',') + ']'
     if (upstream.kind !== 'webhook') {
-      return { body: statementsJson, headers: { 'Content-Type': 'application/json', 'X-Experience-API-Version': version, ...(upstream.auth && { Authorization: upstream.auth }) } }
+      return { body: statementsJson, headers: { 'Content-Type': 'application/json', 'X-Experience-API-Version': version, ...(authorization && { Authorization: authorization }) } }
     }
     const id = 'msg_' + crypto.createHash('sha256').update(upstream.id + ' ' + ids.join(' ')).digest('base64url').slice(0, 32)
     const body = `{"type":"xapi.statements","timestamp":"${new Date().toISOString()}","data":{"statements":${statementsJson}}}`
@@ -82,7 +84,13 @@ function createForwarder ({ upstreams, timeoutMs, outbox, statements, logger, ho
   }
 
   async function send (upstream, version, texts, ids) {
-    const { body, headers } = request(upstream, version, texts, ids)
+    let authorization = upstream.auth
+    if (upstream.oauth) {
+      authorization = await tokens.authorization(upstream).catch((err) => {
+        throw new RetryLater(err.message, { cause: err.cause })
+      })
+    }
+    const { body, headers } = request(upstream, version, texts, ids, authorization)
     let res
     try {
       res = await fetch(upstream.endpoint, { method: 'POST', headers, body, signal: AbortSignal.timeout(timeoutMs), redirect: 'manual' })
@@ -91,6 +99,11 @@ function createForwarder ({ upstreams, timeoutMs, outbox, statements, logger, ho
     }
     const text = await res.text() // always consume the body so the connection is reused
     if (res.ok) return null
+    // a token refused before it expired (revoked): another, at the next try
+    if (res.status === 401 && upstream.oauth) {
+      tokens.forget(upstream)
+      throw new RetryLater('upstream refused the OAuth token (401)')
+    }
     if (RETRYABLE.has(res.status) || res.status >= 500) throw new RetryLater(`upstream answered ${res.status}`, { retryAfterMs: retryAfterMs(res.headers.get('retry-after')) })
     return { status: res.status, reason: text.slice(0, 300) }
   }

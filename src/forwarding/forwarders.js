@@ -2,14 +2,16 @@
 
 // A forwarder: where a store's statements go, as data (/admin/forwarders),
 // made and changed by the store's own admin without a restart. Its target
-// is another LRS (POST /statements with Basic, a bearer token or none) or
+// is another LRS (POST /statements with Basic, a bearer token, OAuth 2.0
+// client credentials (oauth-token.js) or none) or
 // a webhook (a JSON POST signed as Standard Webhooks says); its filter
 // picks statements as GET /statements would (forwarder-filter.js); its
 // batch size and retry policy shape delivery (forwarder.js). Secrets are
 // kept sealed (src/auth/sealed-secrets.js) and never shown back.
 //
 // Stored definition: { name, paused, target: { kind, url, xapiVersion,
-// auth: { type, username, password|token (sealed) }, secrets: [sealed] },
+// auth: { type, username, password|token (sealed) | tokenUrl, clientId,
+// clientSecret (sealed), scope }, secrets: [sealed] },
 // filter, batchSize, retry: { initialBackoffMs, maxBackoffMs, giveUpAfterS } }.
 
 const crypto = require('node:crypto')
@@ -34,12 +36,16 @@ const TARGET_SCHEMA = {
       type: 'object',
       additionalProperties: false,
       required: ['type'],
-      description: 'An LRS target\'s credentials: `none`, `basic` (username, password) or `bearer` (token). The secret may be left out of a change to keep the one set. Never shown back.',
+      description: 'An LRS target\'s credentials: `none`, `basic` (username, password), `bearer` (token), or `oauth2` (OAuth 2.0 client credentials: tokenUrl, clientId, clientSecret, scope; the LRS fetches a token, keeps it until shortly before it expires and fetches another, and again after a 401). The secret may be left out of a change to keep the one set. Never shown back.',
       properties: {
-        type: { enum: ['none', 'basic', 'bearer'] },
+        type: { enum: ['none', 'basic', 'bearer', 'oauth2'] },
         username: { type: 'string', minLength: 1, maxLength: 200, pattern: '^[^:]*$' },
         password: { type: 'string', minLength: 1, maxLength: 2000 },
-        token: { type: 'string', minLength: 1, maxLength: 8000 }
+        token: { type: 'string', minLength: 1, maxLength: 8000 },
+        tokenUrl: { ...URL_SCHEMA, description: 'oauth2: the token endpoint (http or https), asked with grant_type=client_credentials and the client\'s id and secret as HTTP Basic (RFC 6749, 4.4).' },
+        clientId: { type: 'string', minLength: 1, maxLength: 200, pattern: '^[^:]*$' },
+        clientSecret: { type: 'string', minLength: 1, maxLength: 2000 },
+        scope: { type: 'string', minLength: 1, maxLength: 1000, pattern: '^[\\x21\\x23-\\x5B\\x5D-\\x7E]+( [\\x21\\x23-\\x5B\\x5D-\\x7E]+)*$' }
       }
     },
     xapiVersion: { enum: ['as stored', '1.0.3', '2.0.0'], description: 'An LRS target: the X-Experience-API-Version sent (`as stored`: each statement\'s own, batches split by it). Default `as stored`.' },
@@ -106,15 +112,25 @@ async function toDefinition (body, { previous = null, sealed, hosts, validator }
     const kept = before && before.auth.type === auth.type ? before.auth : null
     if (auth.type === 'basic') {
       if (!auth.username) throw errors.BadRequest('target.auth of type basic needs username')
-      if (auth.token) throw errors.BadRequest('target.auth of type basic takes username and password, not token')
+      if (auth.token || auth.tokenUrl || auth.clientId || auth.clientSecret || auth.scope) throw errors.BadRequest('target.auth of type basic takes username and password only')
       if (!auth.password && !kept) throw errors.BadRequest('target.auth of type basic needs password')
       out.auth = { type: 'basic', username: auth.username, password: auth.password ? seal(auth.password) : kept.password }
+    } else if (auth.type === 'oauth2') {
+      if (auth.username || auth.password || auth.token) throw errors.BadRequest('target.auth of type oauth2 takes tokenUrl, clientId, clientSecret and scope')
+      if (!auth.tokenUrl || !auth.clientId) throw errors.BadRequest('target.auth of type oauth2 needs tokenUrl and clientId')
+      if (!auth.clientSecret && !kept) throw errors.BadRequest('target.auth of type oauth2 needs clientSecret')
+      const bad = upstreamProblem(auth.tokenUrl)
+      if (bad) throw errors.BadRequest(`target.auth.tokenUrl ${bad}`)
+      if (new URL(auth.tokenUrl).username) throw errors.BadRequest('target.auth.tokenUrl must carry no credentials: give them as clientId and clientSecret')
+      const forbiddenToken = await hosts.problem(auth.tokenUrl)
+      if (forbiddenToken) throw errors.BadRequest(`target.auth.tokenUrl: ${forbiddenToken}`)
+      out.auth = { type: 'oauth2', tokenUrl: auth.tokenUrl, clientId: auth.clientId, clientSecret: auth.clientSecret ? seal(auth.clientSecret) : kept.clientSecret, ...(auth.scope && { scope: auth.scope }) }
     } else if (auth.type === 'bearer') {
-      if (auth.username || auth.password) throw errors.BadRequest('target.auth of type bearer takes token only')
+      if (auth.username || auth.password || auth.tokenUrl || auth.clientId || auth.clientSecret || auth.scope) throw errors.BadRequest('target.auth of type bearer takes token only')
       if (!auth.token && !kept) throw errors.BadRequest('target.auth of type bearer needs token')
       out.auth = { type: 'bearer', token: auth.token ? seal(auth.token) : kept.token }
     } else {
-      if (auth.username || auth.password || auth.token) throw errors.BadRequest('target.auth of type none takes no credentials')
+      if (auth.username || auth.password || auth.token || auth.tokenUrl || auth.clientId || auth.clientSecret || auth.scope) throw errors.BadRequest('target.auth of type none takes no credentials')
       out.auth = { type: 'none' }
     }
   } else {
@@ -145,12 +161,19 @@ async function toDefinition (body, { previous = null, sealed, hosts, validator }
   }
 }
 
+// A target's auth as shown: who, never the secret.
+function shownAuth (auth) {
+  if (auth.type === 'basic') return { type: 'basic', username: auth.username }
+  if (auth.type === 'oauth2') return { type: 'oauth2', tokenUrl: auth.tokenUrl, clientId: auth.clientId, ...(auth.scope && { scope: auth.scope }) }
+  return { type: auth.type }
+}
+
 // What the API shows of a forwarder: never a secret.
 function publicView (forwarder, { storeId }) {
   const d = forwarder.definition
   const t = d.target
   const target = t.kind === 'lrs'
-    ? { kind: 'lrs', url: t.url, xapiVersion: t.xapiVersion, auth: t.auth.type === 'basic' ? { type: 'basic', username: t.auth.username } : { type: t.auth.type } }
+    ? { kind: 'lrs', url: t.url, xapiVersion: t.xapiVersion, auth: shownAuth(t.auth) }
     : { kind: 'webhook', url: t.url, secrets: t.secrets.length }
   return {
     id: forwarder.id,
@@ -182,6 +205,7 @@ function toUpstream (forwarder, sealed) {
     shown: t.url,
     xapiVersion: t.xapiVersion || null,
     auth: null,
+    oauth: null,
     secrets: null,
     batchSize: d.batchSize,
     retry: d.retry,
@@ -194,6 +218,7 @@ function toUpstream (forwarder, sealed) {
     if (t.kind === 'webhook') upstream.secrets = t.secrets.map((s) => sealed.open(s))
     else if (t.auth.type === 'basic') upstream.auth = 'Basic ' + Buffer.from(`${t.auth.username}:${sealed.open(t.auth.password)}`).toString('base64')
     else if (t.auth.type === 'bearer') upstream.auth = 'Bearer ' + sealed.open(t.auth.token)
+    else if (t.auth.type === 'oauth2') upstream.oauth = { tokenUrl: t.auth.tokenUrl, clientId: t.auth.clientId, clientSecret: sealed.open(t.auth.clientSecret), scope: t.auth.scope || null }
   } catch (err) {
     upstream.problem = `its secret cannot be opened: ${err.message}`
   }

@@ -92,6 +92,86 @@ test('a store admin makes an LRS forwarder with a filter: only matching statemen
   assert.match(stored.definition.target.auth.password, /^sealed:v1:/)
 })
 
+// A token endpoint (RFC 6749, 4.4) that checks the client's Basic
+// credentials and hands out numbered tokens, and an LRS that takes only the
+// newest one it handed out.
+function oauthServer ({ clientId, clientSecret }) {
+  const tokenRequests = []
+  let issued = 0
+  const server = http.createServer((req, res) => {
+    let body = ''
+    req.on('data', (c) => { body += c })
+    req.on('end', () => {
+      if (req.url === '/token') {
+        const form = new URLSearchParams(body)
+        tokenRequests.push({ grant: form.get('grant_type'), scope: form.get('scope'), auth: req.headers.authorization, type: req.headers['content-type'] })
+        if (req.headers.authorization !== 'Basic ' + Buffer.from(`${clientId}:${clientSecret}`).toString('base64')) {
+          res.statusCode = 401
+          return res.end('{"error":"invalid_client"}')
+        }
+        issued++
+        res.setHeader('Content-Type', 'application/json')
+        return res.end(JSON.stringify({ access_token: `tok-${issued}`, token_type: 'Bearer', expires_in: 3600 }))
+      }
+      if (req.headers.authorization !== `Bearer tok-${issued}`) {
+        res.statusCode = 401
+        return res.end('{"error":"expired"}')
+      }
+      const list = JSON.parse(body)
+      received.push(...list.map((st) => ({ id: st.id, auth: req.headers.authorization })))
+      res.setHeader('Content-Type', 'application/json')
+      res.end(JSON.stringify(list.map((st) => st.id)))
+    })
+  })
+  const received = []
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => {
+    const base = `http://127.0.0.1:${server.address().port}`
+    resolve({ tokenUrl: `${base}/token`, lrsUrl: `${base}/xapi`, tokenRequests, received, revoke: () => { issued++ }, close: () => new Promise((resolve) => server.close(resolve)) })
+  }))
+}
+
+test('an LRS forwarder with OAuth 2.0 client credentials fetches a token, keeps it, and fetches another when the target refuses it; the client secret is sealed and never shown', async (t) => {
+  const oauth = await oauthServer({ clientId: 'lrs-client', clientSecret: 'cs-very-secret-9' })
+  t.after(() => oauth.close())
+  const lrs = await startLrs({ LRS_SECRETS_KEY: KEY })
+  const auth = { type: 'oauth2', tokenUrl: oauth.tokenUrl, clientId: 'lrs-client', clientSecret: 'cs-very-secret-9', scope: 'xapi:write' }
+  const made = await lrs.http('/admin/forwarders', { method: 'POST', body: { name: 'warehouse', target: { kind: 'lrs', url: oauth.lrsUrl, auth } } })
+  assert.equal(made.status, 201, made.text)
+  assert.deepEqual(made.json.target.auth, { type: 'oauth2', tokenUrl: oauth.tokenUrl, clientId: 'lrs-client', scope: 'xapi:write' })
+  assert.ok(!made.text.includes('cs-very-secret-9'))
+
+  const first = await post(lrs.client, [statement(), statement()])
+  assert.ok(await until(() => first.every((id) => oauth.received.some((r) => r.id === id))), 'delivered with a token')
+  const second = await post(lrs.client, [statement()])
+  assert.ok(await until(() => oauth.received.some((r) => r.id === second[0])))
+  assert.equal(oauth.tokenRequests.length, 1, 'the token is kept, not fetched per batch')
+  assert.deepEqual(oauth.tokenRequests[0], { grant: 'client_credentials', scope: 'xapi:write', auth: 'Basic ' + Buffer.from('lrs-client:cs-very-secret-9').toString('base64'), type: 'application/x-www-form-urlencoded' })
+
+  oauth.revoke() // the target now takes only a token it has not handed out yet: a 401, then a new token
+  const third = await post(lrs.client, [statement()])
+  assert.ok(await until(() => oauth.received.some((r) => r.id === third[0])), 'delivered after a new token')
+  assert.equal(oauth.tokenRequests.length, 2)
+  assert.equal(oauth.received.find((r) => r.id === third[0]).auth, 'Bearer tok-3')
+
+  // a change that leaves the secret out keeps it; a wrong one is a failure shown on the forwarder, nothing lost
+  const kept = await lrs.http(`/admin/forwarders/${made.json.id}`, { method: 'PUT', body: { name: 'warehouse', target: { kind: 'lrs', url: oauth.lrsUrl, auth: { ...auth, clientSecret: undefined, scope: undefined } } } })
+  assert.equal(kept.status, 200, kept.text)
+  const stored = (await lrs.storage.forwarders.all()).find((f) => f.id === made.json.id)
+  assert.match(stored.definition.target.auth.clientSecret, /^sealed:v1:/)
+  assert.ok(!JSON.stringify(stored).includes('cs-very-secret-9'))
+  await lrs.http(`/admin/forwarders/${made.json.id}`, { method: 'PUT', body: { name: 'warehouse', target: { kind: 'lrs', url: oauth.lrsUrl, auth: { ...auth, clientSecret: 'wrong' } }, retry: { initialBackoffMs: 100, maxBackoffMs: 1000, giveUpAfterS: 0 } } })
+  const fourth = await post(lrs.client, [statement()])
+  let d
+  assert.ok(await until(async () => (d = (await lrs.http(`/admin/forwarders/${made.json.id}`)).json.delivery).status === 'retrying'))
+  assert.equal(d.lastError, 'token endpoint answered 401')
+  assert.equal(d.queued, 1)
+  assert.ok(!oauth.received.some((r) => r.id === fourth[0]))
+
+  const bad = await lrs.http('/admin/forwarders', { method: 'POST', body: { name: 'x', target: { kind: 'lrs', url: oauth.lrsUrl, auth: { type: 'oauth2', clientId: 'c', clientSecret: 's' } } } })
+  assert.equal(bad.status, 400)
+  assert.match(bad.json.message, /tokenUrl/)
+})
+
 test('a webhook forwarder signs each delivery as Standard Webhooks says, with a secret made for it and shown once; two secrets sign at once while one is rotated', async (t) => {
   const hook = await webhookReceiver()
   t.after(() => hook.close())
