@@ -26,6 +26,7 @@ const { metricsRoutes } = require('./metrics/metrics-routes')
 const { requestMetrics } = require('./metrics/request-metrics')
 const { openapiDocument } = require('./http/openapi-document')
 const { consoleRoutes } = require('./console/console-routes')
+const { feedRoutes } = require('./feed/feed-routes')
 const { compressJson } = require('./http/compression')
 const { createRouteTable } = require('./http/route')
 const { ref, json, response } = require('./http/openapi-parts')
@@ -59,6 +60,7 @@ function createApp (deps) {
   const oauth = table.router('/oauth', tokenRoutes({ ...deps, authenticator }), { tag: 'OAuth' })
   const sso = table.router('/console', ssoRoutes({ ...deps, sessions: deps.consoleSessions, storeNamed: directory.byId }), { tag: 'Console' })
   const admin = table.router('/admin', adminRoutes(deps), { tag: 'Admin', scope: 'admin' })
+  const feed = table.router('/feed', feedRoutes(deps), { tag: 'Feed', cors: true })
   const openapi = openapiDocument({ version: packageVersion, routes: table.routes() })
   const openapiJson = JSON.stringify(openapi)
   // brotli or gzip for large JSON answers (http/compression.js)
@@ -98,6 +100,15 @@ function createApp (deps) {
   xapi.use(xapiVersion(config))
   xapi.use(resources)
   app.use('/xapi', xapi)
+
+  // the live feed (feed/feed-routes.js): xAPI's credentials and CORS,
+  // nothing that buffers or compresses a stream
+  const feedRouter = express.Router({ caseSensitive: true })
+  feedRouter.use(cors(config))
+  feedRouter.use(paced(authenticate(authenticator, { storeNamed: directory.byId })))
+  feedRouter.use(afterKeysKnown)
+  feedRouter.use(feed)
+  app.use('/feed', feedRouter)
 
   const adminRouter = express.Router({ caseSensitive: true })
   adminRouter.use(compressed)

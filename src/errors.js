@@ -64,6 +64,7 @@ const errors = {
   PayloadTooLarge: define('LRS_ERR_PAYLOAD_TOO_LARGE', 413, 'Request body too large'),
   UnsupportedMediaType: define('LRS_ERR_MEDIA_TYPE', 415, 'The request body is not of a type this resource takes'),
   TooManyRequests: define('LRS_ERR_OVERLOADED', 429, 'The LRS is at capacity; retry shortly'),
+  FeedLimit: define('LRS_ERR_FEED_LIMIT', 429, 'This credential holds as many live feeds open as it may (LRS_FEED_MAX_PER_CREDENTIAL): close one first'),
   Internal: define('LRS_ERR_INTERNAL', 500, 'Internal server error'),
   StoreFull: define('LRS_ERR_STORE_FULL', 507, 'The store is full: no space is left on its disk. Retry once space has been freed'),
   DatabaseUnavailable: define('LRS_ERR_DATABASE_UNAVAILABLE', 503, 'The database is unavailable; retry shortly'),

@@ -5,7 +5,7 @@
 // origin is echoed (never `*`) with Access-Control-Allow-Credentials on the
 // preflight and on the actual response alike; an origin outside
 // LRS_CORS_ORIGINS gets no CORS headers, which the browser enforces.
-const ALLOW_HEADERS = 'Authorization, Content-Type, X-Experience-API-Version, If-Match, If-None-Match, Accept-Language, X-Experience-API-Hash, X-LRS-Store'
+const ALLOW_HEADERS = 'Authorization, Content-Type, X-Experience-API-Version, If-Match, If-None-Match, Accept-Language, X-Experience-API-Hash, X-LRS-Store, Last-Event-ID'
 const EXPOSE_HEADERS = 'ETag, Last-Modified, X-Experience-API-Version, X-Experience-API-Consistent-Through, Content-Type, X-Request-Id, Retry-After'
 
 function cors ({ corsOrigins }) {

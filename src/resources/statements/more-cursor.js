@@ -137,13 +137,29 @@ function createMoreCursor (loadKey) {
     return { query, after: { stored: new Date(p.c.s), position: p.c.p }, format: p.f, attachments: p.a, consistentThrough: new Date(p.t) }
   }
 
+  // A position alone (the live feed's event ids, src/feed/): { stored,
+  // position } sealed with the store, so a forged or altered one is refused
+  // before its position reaches a query.
+  async function encodePosition ({ stored, position }, { store = 0 }) {
+    await ready()
+    return seal(Buffer.from(JSON.stringify({ s: stored.getTime(), p: position, st: store })))
+  }
+  async function decodePosition (token, { store = 0 }) {
+    await ready()
+    const plain = typeof token === 'string' && token.length <= 1024 ? open(token) : null
+    let p = null
+    try { p = plain && JSON.parse(plain.toString('utf8')) } catch {}
+    if (!p || !Number.isSafeInteger(p.s) || p.s < 0 || typeof p.p !== 'string' || p.p.length > 8192 || p.st !== store) return null
+    return { stored: new Date(p.s), position: p.p }
+  }
+
   // Some client libraries send the original parameters again beside `more`:
   // the same query is served, a different one is not.
   function sameRequest (a, b) {
     return JSON.stringify(portable(a.query)) === JSON.stringify(portable(b.query)) && a.format === b.format && a.attachments === b.attachments
   }
 
-  return { encode, decode, sameRequest }
+  return { encode, decode, sameRequest, encodePosition, decodePosition }
 }
 
 module.exports = { createMoreCursor }
