@@ -21,6 +21,7 @@ function basic ({ user, password }) {
 function steadyLoad ({ hosts, admin, rate = 200, perRequest = 5, timeoutMs = 30000, maxInFlight = 64, statement }) {
   const answers = [] // { at, host, status, ms } (status 'connection' for a failed connection)
   const acknowledged = new Set()
+  const acknowledgedAt = new Map() // id -> when the answer that acknowledged it came (its first)
   const sent = new Set()
   let stopped = false
   let turn = 0
@@ -73,7 +74,10 @@ function steadyLoad ({ hosts, admin, rate = 200, perRequest = 5, timeoutMs = 300
       }
       answers.push({ at: started, host: host.name, status, ms: Date.now() - started, ...(message && { message }) })
       if (status === 200) {
-        for (const id of ids) acknowledged.add(id)
+        for (const id of ids) {
+          acknowledged.add(id)
+          if (!acknowledgedAt.has(id)) acknowledgedAt.set(id, Date.now())
+        }
         return
       }
       if (status !== 'connection' && status !== 503 && status !== 429) return // a refusal for good: recorded
@@ -96,6 +100,7 @@ function steadyLoad ({ hosts, admin, rate = 200, perRequest = 5, timeoutMs = 300
   return {
     answers,
     acknowledged,
+    acknowledgedAt,
     sent,
     skipped: () => skipped,
     async stop () {
