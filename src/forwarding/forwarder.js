@@ -195,21 +195,22 @@ function createForwarder ({ upstreams, timeoutMs, outbox, statements, logger, ho
     await outbox.remove(orphans)
     await outbox.release(waiting, { delayMs: IDLE_MS })
     const done = []
+    const settled = new Set([...orphans, ...waiting])
+    // the leased entries neither delivered nor settled above
+    const undelivered = () => leased.filter((e) => !settled.has(e.id) && !done.includes(e.id))
     try {
       // a lease is of whole outbox documents (the mongodb engine's hold a
       // write batch each) and may hold more than one POST
       const size = upstream.batchSize || BATCH
-      let lost = null
+      let lost = false
       for (const [version, all] of byVersion) {
         for (let i = 0; i < all.length && !lost; i += size) {
           const group = all.slice(i, i + size)
           // a lease lost to a slow database (another worker may hold the
           // batch now) is not delivered on: its rest is that worker's
           await keep()
-          if (!outbox.stillHeld(group.map((g) => g.entry.id), { ms: timeoutMs })) {
-            lost = all.slice(i).map((g) => g.entry.id)
-            break
-          }
+          lost = !outbox.stillHeld(group.map((g) => g.entry.id), { ms: timeoutMs })
+          if (lost) break
           const refused = await deliverGroup(upstream, version, group)
           const dead = new Set()
           for (const r of refused) {
@@ -222,13 +223,13 @@ function createForwarder ({ upstreams, timeoutMs, outbox, statements, logger, ho
         if (lost) break
       }
       if (lost) {
-        const rest = leased.filter((e) => !done.includes(e.id) && !orphans.includes(e.id) && !waiting.includes(e.id)).map((e) => e.id)
+        const rest = undelivered().map((e) => e.id)
         outbox.forget(rest)
         logger.warn({ upstream: upstream.id, statements: rest.length, ...timings, sinceLeaseMs: Date.now() - leaseStarted, leaseMs }, 'forwarding lease lost to a slow database before the batch was sent; left to the worker that holds it')
       }
     } catch (err) {
       await removeDelivered(done, owed).catch(() => {})
-      const rest = leased.filter((e) => !done.includes(e.id) && !orphans.includes(e.id) && !waiting.includes(e.id))
+      const rest = undelivered()
       // a forwarder that gives up after a while: what waited that long is a dead letter, with the last error
       const giveUpMs = upstream.retry ? upstream.retry.giveUpAfterS * 1000 : 0
       const expired = giveUpMs ? rest.filter((e) => Date.now() - e.enqueuedAt.getTime() > giveUpMs) : []

@@ -232,32 +232,24 @@ async function verifyMigration ({ source, target, limits = {}, onProgress = () =
     for (const other of byKey.values()) entry.differ(`${label(other)}: only in the target`)
   }
 
-  const settings = kind('settings')
+  // A kind read whole on both sides: counted, then matched row by row.
+  const compareWhole = (name, rows, found, keyOf, fields, label) => {
+    const entry = kind(name)
+    Object.assign(entry, { source: rows.length, target: found.length })
+    match(entry, rows, found, keyOf, fields, label)
+  }
+
   const portable = source.settings().filter((s) => portableSetting(s.name))
-  const targetSettings = await target.settings(portable.map((s) => s.name))
-  Object.assign(settings, { source: portable.length, target: targetSettings.length })
-  match(settings, portable, targetSettings, (s) => s.name, (a, b) => ({ value: [a.value, b.value] }), (s) => `setting ${s.name}`)
+  compareWhole('settings', portable, await target.settings(portable.map((s) => s.name)), (s) => s.name, (a, b) => ({ value: [a.value, b.value] }), (s) => `setting ${s.name}`)
 
-  const stores = kind('stores')
-  const sourceStores = source.stores()
-  const targetStores = await target.stores()
-  Object.assign(stores, { source: sourceStores.length, target: targetStores.length })
   const storeFields = (a, b) => ({ number: [a.number, b.number], name: [a.name, b.name], createdAt: [ms(a.createdAt), ms(b.createdAt)], deletedAt: [ms(a.deletedAt), ms(b.deletedAt)], ...(!a.deletedAt && { retentionDays: [a.retentionDays, b.retentionDays], forwardUrls: [a.forwardUrls, b.forwardUrls] }) })
-  match(stores, sourceStores, targetStores, (s) => s.id, storeFields, (s) => `store ${s.id}`)
+  compareWhole('stores', source.stores(), await target.stores(), (s) => s.id, storeFields, (s) => `store ${s.id}`)
 
-  const credentials = kind('credentials')
-  const sourceCredentials = source.credentials().filter((c) => live.has(c.store))
-  const targetCredentials = await target.credentials()
-  Object.assign(credentials, { source: sourceCredentials.length, target: targetCredentials.length })
   const credentialFields = (a, b) => ({ secretHash: [a.secretHash, b.secretHash], scopes: [a.scopes, b.scopes], store: [a.store, b.store], createdAt: [ms(a.createdAt), ms(b.createdAt)], lastUsedAt: [ms(a.lastUsedAt), ms(b.lastUsedAt)] })
-  match(credentials, sourceCredentials, targetCredentials, (c) => c.key, credentialFields, (c) => `credential ${c.key}`)
+  compareWhole('credentials', source.credentials().filter((c) => live.has(c.store)), await target.credentials(), (c) => c.key, credentialFields, (c) => `credential ${c.key}`)
 
-  const forwarders = kind('forwarders')
-  const sourceForwarders = source.forwarders().filter((f) => live.has(f.store))
-  const targetForwarders = await target.forwarders()
-  Object.assign(forwarders, { source: sourceForwarders.length, target: targetForwarders.length })
   const forwarderFields = (a, b) => ({ store: [a.store, b.store], revision: [a.revision, b.revision], definition: [a.definition, b.definition], createdAt: [ms(a.createdAt), ms(b.createdAt)], updatedAt: [ms(a.updatedAt), ms(b.updatedAt)] })
-  match(forwarders, sourceForwarders, targetForwarders, (f) => f.id, forwarderFields, (f) => `forwarder ${f.id}`)
+  compareWhole('forwarders', source.forwarders().filter((f) => live.has(f.store)), await target.forwarders(), (f) => f.id, forwarderFields, (f) => `forwarder ${f.id}`)
 
   const pending = kind('pendingFlags')
   const flags = source.pendingFlags().filter((p) => liveKey(p.id))

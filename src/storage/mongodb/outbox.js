@@ -88,11 +88,16 @@ function outboxRepository (db, { queryTimeoutMs, locks }) {
   const docs = new Map()
   const entries = new Map()
 
-  const entryOf = (id) => entries.get(id)
-  const held = (docId) => {
-    const lease = open.get(docs.get(docId).lease)
-    return Boolean(lease) && !lease.lost && lease.until > Date.now()
+  // the leased document of an entry, and the lease of a document (undefined
+  // once forgotten)
+  const docOf = (entryId) => {
+    const e = entries.get(entryId)
+    return e && docs.get(e.docId)
   }
+  const leaseOf = (d) => d && open.get(d.lease)
+  // whether a lease is this worker's for `ms` more at least
+  const live = (lease, ms = 0) => Boolean(lease) && !lease.lost && lease.until - Date.now() > ms
+  const held = (docId) => live(leaseOf(docs.get(docId)))
 
   // Forgets a document this worker leased; its lease ends when it has no
   // document left (`write`: its lease document is deleted).
@@ -247,30 +252,20 @@ function outboxRepository (db, { queryTimeoutMs, locks }) {
     // hold that lands after a lease ran out does not make it this worker's
     // again (another may have taken its documents meanwhile).
     async hold (ids, { ms }) {
-      const ofIds = [...new Set(ids.map((id) => entryOf(id)).filter((e) => e && docs.has(e.docId)).map((e) => docs.get(e.docId).lease))].filter((l) => open.has(l))
-      if (!ofIds.length) return
+      const held = [...new Set(ids.map((id) => docOf(id)?.lease).filter((l) => open.has(l)))]
+      if (!held.length) return
       const until = Date.now() + ms
-      await leases.updateMany({ _id: { $in: ofIds } }, { $set: { until: new Date(until) } })
-      for (const l of ofIds) {
-        const lease = open.get(l)
-        if (!lease) continue
+      await leases.updateMany({ _id: { $in: held } }, { $set: { until: new Date(until) } })
+      for (const lease of held.map((l) => open.get(l)).filter(Boolean)) {
         if (Date.now() < lease.until) lease.until = until
         else lease.lost = true
       }
     },
     // Whether these entries' leases are this worker's for `ms` more at least.
-    stillHeld (ids, { ms }) {
-      return ids.every((id) => {
-        const e = entryOf(id)
-        if (!e || !docs.has(e.docId)) return false
-        const lease = open.get(docs.get(e.docId).lease)
-        return Boolean(lease) && !lease.lost && lease.until - Date.now() > ms
-      })
-    },
+    stillHeld: (ids, { ms }) => ids.every((id) => live(leaseOf(docOf(id)), ms)),
     // Lets go of leased entries without a write (their lease was lost).
     forget (ids) {
-      const docIds = new Set(ids.map((id) => entryOf(id)).filter((e) => e && docs.has(e.docId)).map((e) => e.docId))
-      for (const docId of docIds) drop(docId)
+      for (const docId of new Set(ids.map((id) => entries.get(id)?.docId).filter((d) => docs.has(d)))) drop(docId)
     },
     // Gives leased entries back (after a failed delivery), to be taken
     // again after `delayMs`.
