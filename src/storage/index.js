@@ -7,6 +7,8 @@
 //                findReferencedIds, findIdsReferencing, findReferencingIds(q, { beyond, deadline })
 //                (statement-refs.js), query(q, { deadline }), count({ store })
 //                (src/storage/statement-query.js), findByAgent, erase, scan,
+//                order: { visibleInStoredOrder (true: a statement is never
+//                visible before one stored earlier), compare(rowA, rowB) },
 //                aggregate({ since, until, authorityKeys, top }): for the whole
 //                hours from since's to until's, { total (all stored),
 //                hours: [{ start, count }], verbs: [{ verb, count }],

@@ -59,7 +59,13 @@ function createStatementReader ({ statements, queryTimeoutMs, instruments, hooks
     return statements.query(statementQuery(storageQueryFields({ activity, relatedActivities: true, limit }, store)))
   }
 
-  return { getOne, getPage, statementsWithActivity }
+  // The statement with `id` in the store whether voided or not, or null
+  // (the live feed follows a StatementRef to see whether its target matches).
+  async function findTarget (id, { store }) {
+    return (await statements.findOne(qualify(store, id), { voided: false })) || statements.findOne(qualify(store, id), { voided: true })
+  }
+
+  return { getOne, getPage, statementsWithActivity, findTarget, order: statements.order }
 }
 
 // Rows as statement JSON texts: "exact" pages are concatenated without parsing.

@@ -287,6 +287,11 @@ function statementsRepository (db, { queryTimeoutMs, isFerret, locks, hooks, out
       return referencingThroughTargets(repository, q, { deadline })
     },
 
+    // Workers and hosts insert at once: a statement can become visible
+    // after one stored later (readers stay the consistency margin behind).
+    // Positions of two rows compared as query() sorts them: stored, _id.
+    order: { visibleInStoredOrder: false, compare: (a, b) => (a.stored - b.stored) || (a.position < b.position ? -1 : a.position > b.position ? 1 : 0) },
+
     async query (q) {
       const dir = q.ascending ? 1 : -1
       const docs = await col.find(statementFilter(q), { projection: ROW_PROJECTION, sort: { stored: dir, _id: dir }, limit: q.limit, ...read }).toArray()

@@ -286,6 +286,12 @@ function statementsRepository (db, { writer, fewPostings: maxPostings = FEW_POST
     findIdsReferencing,
     findReferencingIds,
 
+    // One writer gives seqs in commit order: a reader that goes on after
+    // the last position it read misses nothing committed later, with no
+    // margin (the live feed, src/feed/).
+    // Positions of two rows compared in stored order (seq follows stored).
+    order: { visibleInStoredOrder: true, compare: (a, b) => Number(a.position) - Number(b.position) },
+
     async query (q, { deadline = Infinity } = {}) {
       const orSeqs = seqsOf(q.orIds)
       const inStore = storeTermReader(termId, q.store)
