@@ -13,6 +13,7 @@ const PAGES = {
   credentials: () => import('./pages/credentials.js'),
   erasure: () => import('./pages/erasure.js'),
   forwarding: () => import('./pages/forwarding.js'),
+  forwarders: () => import('./pages/forwarders.js'),
   stores: () => import('./pages/stores.js')
 }
 const HOME = 'overview'
