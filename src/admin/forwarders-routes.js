@@ -17,58 +17,23 @@
 
 const { errors } = require('../errors')
 const { json, schema, response } = require('../http/openapi-parts')
-const { FORWARDER_BODY, MAX_PER_STORE, toDefinition, publicView, upstreamIdOf, newForwarderId } = require('../forwarding/forwarders')
-const { unqualify } = require('../stores/store-keys')
-const { deliveryStatus } = require('../forwarding/delivery-state')
+const { FORWARDER_BODY, MAX_PER_STORE } = require('../forwarding/forwarders')
+const { forwarderAdmin, MAX_DEAD_LETTERS: MAX_LIST, DEAD_LETTER_ACTIONS } = require('../forwarding/forwarder-admin')
 
 const idParam = { id: { schema: { type: 'string', maxLength: 64 }, description: 'The forwarder\'s id.' } }
-const MAX_LIST = 1000
 const LIMIT = { limit: { schema: { type: 'integer', minimum: 1, maximum: MAX_LIST, description: `an integer from 1 to ${MAX_LIST}` }, default: MAX_LIST, description: 'At most this many.' } }
 const etagOf = (f) => `"r${f.revision}"`
 
+// What a route does beyond HTTP (the rules, the writes, the audit lines,
+// what is shown) is forwarder-admin.js's, which `lrs forwarder` shares.
 function forwardersRoutes ({ storage, upstreams, sealed, hosts, validator }) {
-  const storeIdOf = async (number) => {
-    const stores = await storage.stores.all()
-    const s = stores.find((x) => x.number === number)
-    return s ? s.id : null
-  }
-  const mine = async (req) => (await storage.forwarders.all()).filter((f) => f.store === (req.credential.store || 0))
-  async function one (req) {
-    const found = (await mine(req)).find((f) => f.id === req.params.id)
-    if (!found) throw errors.NotFound(`no forwarder "${req.params.id}" in this store`)
-    return found
-  }
-  async function view (f, storeId) {
-    const upstream = upstreamIdOf(f.store, f.id)
-    const [{ queued, oldestEnqueuedAt, deadLetters }, state] = await Promise.all([storage.outbox.stats(upstream), storage.outbox.deliveryState(upstream)])
-    const at = (ms) => ms === null || ms === undefined ? null : new Date(ms).toISOString()
-    const status = deliveryStatus(state, { paused: f.definition.paused === true })
-    return {
-      ...publicView(f, { storeId }),
-      delivery: {
-        status,
-        failingSince: status === 'retrying' || status === 'failing' ? at(state.failingSince) : null,
-        lastError: state ? state.lastError : null,
-        lastErrorAt: at(state && state.lastErrorAt),
-        lastDeliveredAt: at(state && state.lastDeliveredAt),
-        delivered: state ? state.delivered : 0,
-        queued,
-        oldestQueuedAt: oldestEnqueuedAt ? oldestEnqueuedAt.toISOString() : null,
-        lagSeconds: oldestEnqueuedAt ? Math.max(0, Math.round((Date.now() - oldestEnqueuedAt.getTime()) / 1000)) : 0,
-        deadLetters
-      }
-    }
-  }
-  // Writes a change made from the forwarder read; 412 when another came first.
-  async function change (req, res, found, definition, audit) {
-    const outcome = await storage.forwarders.replace({ id: found.id, store: found.store, revision: found.revision, definition })
-    if (outcome === 'missing') throw errors.NotFound(`no forwarder "${found.id}" in this store`)
-    if (outcome === 'moved') throw errors.PreconditionFailed('the forwarder was changed meanwhile: read it again')
-    await upstreams.refresh()
-    req.log.info({ audit, forwarder: found.id }, audit.replace(/-/g, ' '))
-    const now = (await mine(req)).find((f) => f.id === found.id)
+  const admin = forwarderAdmin({ storage, sealed, hosts, validator, changed: () => upstreams.refresh() })
+  const storeOf = (req) => req.credential.store || 0
+  const one = (req) => admin.one(req.params.id, storeOf(req))
+  // the changed forwarder, with its ETag
+  const answer = async (res, now) => {
     res.setHeader('ETag', etagOf(now))
-    res.json(await view(now, await storeIdOf(now.store)))
+    res.json(await admin.show(now))
   }
   const pauseOrResume = (action, paused) => ({
     method: 'post',
@@ -79,11 +44,10 @@ function forwardersRoutes ({ storage, upstreams, sealed, hosts, validator }) {
     responses: { 200: response('The forwarder.', { content: json(schema('Forwarder')) }) },
     errors: [errors.NotFound, errors.PreconditionFailed],
     async handler (req, res) {
-      const found = await one(req)
-      await change(req, res, found, { ...found.definition, paused }, `forwarder-${action}d`)
+      await answer(res, await admin.setPaused(await one(req), paused, { log: req.log }))
     }
   })
-  const deadLetterAction = (action, apply, field) => ({
+  const deadLetterAction = (action, { field } = DEAD_LETTER_ACTIONS[action]) => ({
     method: 'post',
     path: `/forwarders/:id/dead-letters/${action}`,
     operationId: `${action}ForwarderDeadLetters`,
@@ -93,10 +57,7 @@ function forwardersRoutes ({ storage, upstreams, sealed, hosts, validator }) {
     responses: { 200: response(`How many were ${field}.`, { content: json(schema(action === 'replay' ? 'ReplayResult' : 'DiscardResult')) }) },
     errors: [errors.NotFound],
     async handler (req, res, { query }) {
-      const found = await one(req)
-      const count = await apply({ upstreams: [upstreamIdOf(found.store, found.id)], limit: query.limit || MAX_LIST })
-      req.log.info({ audit: `forwarder-dead-letters-${field}`, forwarder: found.id, [field]: count }, `dead letters ${field}`)
-      res.json({ [field]: count })
+      res.json(await admin.resolveDeadLetters(await one(req), action, { limit: query.limit || MAX_LIST, log: req.log }))
     }
   })
 
@@ -108,9 +69,8 @@ function forwardersRoutes ({ storage, upstreams, sealed, hosts, validator }) {
     description: 'This store\'s forwarders, and under `configured` the upstreams set otherwise (LRS_FORWARD_URLS for a credential of the default store, the store\'s `forwardUrls`), which are changed where they are set.',
     responses: { 200: response('The forwarders.', { content: json(schema('ForwarderList')) }) },
     async handler (req, res) {
-      const store = req.credential.store || 0
-      const storeId = await storeIdOf(store)
-      const list = await Promise.all((await mine(req)).map((f) => view(f, storeId)))
+      const store = storeOf(req)
+      const list = await admin.showAll(await admin.list(store))
       const configured = [
         ...(store === 0 ? upstreams.lrsWide().map((u) => ({ upstream: u.name, managedBy: 'LRS_FORWARD_URLS', forwards: 'every store' })) : []),
         ...upstreams.ofStore(store).map((u) => ({ upstream: u.name, managedBy: 'forwardUrls', forwards: 'this store' }))
@@ -128,16 +88,11 @@ function forwardersRoutes ({ storage, upstreams, sealed, hosts, validator }) {
     responses: { 201: response('Made.', { content: json(schema('Forwarder')) }) },
     errors: [errors.BadRequest, errors.SecretsKeyMissing, errors.ForwarderLimit],
     async handler (req, res, { body }) {
-      const store = req.credential.store || 0
-      if ((await mine(req)).length >= MAX_PER_STORE) throw errors.ForwarderLimit(`a store has at most ${MAX_PER_STORE} forwarders`)
-      const { definition, shownSecrets } = await toDefinition(body, { sealed, hosts, validator })
-      const id = newForwarderId()
-      if (!await storage.forwarders.create({ id, store, definition })) throw errors.NotFound('this credential\'s store is gone')
-      await upstreams.refresh()
-      req.log.info({ audit: 'forwarder-created', forwarder: id, kind: definition.target.kind }, 'forwarder created')
-      const made = (await mine(req)).find((f) => f.id === id)
-      res.setHeader('ETag', etagOf(made))
-      res.status(201).json({ ...await view(made, await storeIdOf(store)), ...(shownSecrets && { secrets: shownSecrets }) })
+      const made = await admin.create({ store: storeOf(req), body, log: req.log })
+      if (!made) throw errors.NotFound('this credential\'s store is gone')
+      const { forwarder, shownSecrets } = made
+      res.setHeader('ETag', etagOf(forwarder))
+      res.status(201).json({ ...await admin.show(forwarder), ...(shownSecrets && { secrets: shownSecrets }) })
     }
   }, {
     method: 'get',
@@ -148,9 +103,7 @@ function forwardersRoutes ({ storage, upstreams, sealed, hosts, validator }) {
     responses: { 200: response('The forwarder.', { content: json(schema('Forwarder')) }) },
     errors: [errors.NotFound],
     async handler (req, res) {
-      const found = await one(req)
-      res.setHeader('ETag', etagOf(found))
-      res.json(await view(found, await storeIdOf(found.store)))
+      await answer(res, await one(req))
     }
   }, {
     method: 'put',
@@ -166,8 +119,7 @@ function forwardersRoutes ({ storage, upstreams, sealed, hosts, validator }) {
       const found = await one(req)
       const ifMatch = req.get('If-Match')
       if (ifMatch && ifMatch !== '*' && !ifMatch.split(',').map((t) => t.trim()).includes(etagOf(found))) throw errors.PreconditionFailed('the forwarder was changed since that ETag: read it again')
-      const { definition } = await toDefinition(body, { previous: found.definition, sealed, hosts, validator })
-      await change(req, res, found, definition, 'forwarder-changed')
+      await answer(res, await admin.replace(found, body, { log: req.log }))
     }
   },
   pauseOrResume('pause', true),
@@ -181,10 +133,7 @@ function forwardersRoutes ({ storage, upstreams, sealed, hosts, validator }) {
     responses: { 204: response('Removed.') },
     errors: [errors.NotFound],
     async handler (req, res) {
-      const found = await one(req)
-      if (!await storage.forwarders.remove({ id: found.id, store: found.store, upstream: upstreamIdOf(found.store, found.id) })) throw errors.NotFound(`no forwarder "${found.id}" in this store`)
-      await upstreams.refresh()
-      req.log.info({ audit: 'forwarder-deleted', forwarder: found.id }, 'forwarder deleted')
+      await admin.remove(await one(req), { log: req.log })
       res.status(204).end()
     }
   }, {
@@ -197,13 +146,11 @@ function forwardersRoutes ({ storage, upstreams, sealed, hosts, validator }) {
     responses: { 200: response('The dead letters.', { content: json(schema('DeadLetterList')) }) },
     errors: [errors.NotFound],
     async handler (req, res, { query }) {
-      const found = await one(req)
-      const rows = await storage.outbox.listDeadLetters({ upstreams: [upstreamIdOf(found.store, found.id)], limit: query.limit || MAX_LIST })
-      res.json({ deadLetters: rows.map((d) => ({ id: `${found.id} ${unqualify(d.statementId)}`, upstream: found.id, forwards: 'this store', statementId: unqualify(d.statementId), enqueuedAt: d.enqueuedAt, status: d.status, reason: d.reason, failedAt: d.failedAt })) })
+      res.json({ deadLetters: await admin.deadLetters(await one(req), { limit: query.limit || MAX_LIST }) })
     }
   },
-  deadLetterAction('replay', (p) => storage.outbox.replayDeadLetters(p), 'replayed'),
-  deadLetterAction('discard', (p) => storage.outbox.discardDeadLetters(p), 'discarded')]
+  deadLetterAction('replay'),
+  deadLetterAction('discard')]
 }
 
 module.exports = { forwardersRoutes }

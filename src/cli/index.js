@@ -18,18 +18,19 @@ const deleteStatements = require('./delete-statements')
 const config = require('./config')
 const check = require('./check')
 const store = require('./store')
+const forwarder = require('./forwarder')
 const migrateCommand = require('./migrate')
 
-const COMMANDS = [credential, store, exportCommand, importCommand, eraseAgent, deleteStatements, config, check, migrateCommand]
+const COMMANDS = [credential, store, forwarder, exportCommand, importCommand, eraseAgent, deleteStatements, config, check, migrateCommand]
 const USAGE = 2
 
 function buildProgram (io) {
   const program = new Command('lrs')
-    .description('Command line of the xAPI LRS: credentials, stores, export and import, agent erasure, deleting statements by time, configuration and store checks.\nEvery command works on the store the configuration names (LRS_DATA_DIR, or MONGODB_URI and MONGODB_DB).')
+    .description('Command line of the xAPI LRS: credentials, stores, forwarders, export and import, agent erasure, deleting statements by time, configuration and store checks.\nEvery command works on the store the configuration names (LRS_DATA_DIR, or MONGODB_URI and MONGODB_DB).')
     .version(version, '-V, --version')
     .exitOverride()
     .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) })
-    .addHelpText('after', '\nExamples:\n  $ lrs credential create lms --scopes statements/write,statements/read < secret.txt\n  $ lrs check\n  $ lrs export --help')
+    .addHelpText('after', '\nExamples:\n  $ lrs credential create lms --scopes statements/write,statements/read < secret.txt\n  $ lrs forwarder create --store acme < warehouse.json\n  $ lrs check\n  $ lrs export --help')
   for (const command of COMMANDS) command.register(program, io)
   hintOnError(program)
   return program

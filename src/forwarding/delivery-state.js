@@ -40,6 +40,23 @@ function deliveryStatus (state, { paused = false, now = Date.now() } = {}) {
   return now - state.failingSince >= FAILING_AFTER_MS ? 'failing' : 'retrying'
 }
 
+// The circuit: a target that has failed for as long as the forwarder's
+// longest backoff (`probeMs`) without a delivery is open, and is tried
+// once per probeMs by all the workers of all the hosts between them (the
+// first whose turn comes; the others see its failure in the record and
+// wait again), not once per probeMs by each. Returns how long to wait
+// before the next try (0: closed, or a probe is due).
+function circuitWaitMs (state, { probeMs, now = Date.now() }) {
+  if (!circuitOpen(state, { probeMs })) return 0
+  return Math.max(0, state.lastErrorAt + probeMs - now)
+}
+
+function circuitOpen (state, { probeMs }) {
+  if (!state || state.failingSince === null || state.lastErrorAt === null) return false
+  if (state.lastDeliveredAt !== null && state.lastDeliveredAt >= state.lastErrorAt) return false
+  return state.lastErrorAt - state.failingSince >= probeMs
+}
+
 // What an error says about a delivery: the forwarder's own message, with
 // the network's code where there is one (never a URL: it may hold
 // credentials).
@@ -86,4 +103,4 @@ function deliveryNotes (outbox, logger) {
   }
 }
 
-module.exports = { mergeNote, deliveryStatus, deliveryNotes, FAILING_AFTER_MS }
+module.exports = { mergeNote, deliveryStatus, deliveryNotes, circuitWaitMs, circuitOpen, FAILING_AFTER_MS }

@@ -20,7 +20,7 @@
 const crypto = require('node:crypto')
 const { withStored } = require('../resources/statements/statement-record')
 const { webhookHeaders } = require('./webhook-signature')
-const { deliveryNotes } = require('./delivery-state')
+const { deliveryNotes, circuitWaitMs } = require('./delivery-state')
 const { oauthTokens } = require('./oauth-token')
 
 const BATCH = 100
@@ -247,8 +247,9 @@ function createForwarder ({ upstreams, timeoutMs, outbox, statements, logger, ho
 
   // Capped exponential backoff with jitter (a target coming back is not
   // met by every worker of every host at once), or the target's
-  // Retry-After when that is later. At the cap the loop sends one batch
-  // per maxBackoffMs: a dead target is not hammered.
+  // Retry-After when that is later. Once a target has failed for as long
+  // as the cap, the circuit opens (delivery-state.js): one try per cap
+  // from all workers and hosts together, until one gets through.
   async function loop (upstream, running) {
     const first = upstream.retry ? upstream.retry.initialBackoffMs : BACKOFF_START_MS
     const cap = upstream.retry ? upstream.retry.maxBackoffMs : BACKOFF_MAX_MS
@@ -266,6 +267,16 @@ function createForwarder ({ upstreams, timeoutMs, outbox, statements, logger, ho
         await notes.failed(upstream.id, new Error(upstream.problem))
         await sleep(cap)
         continue
+      }
+      // failing: is the circuit open (every worker's tries, from the record)?
+      if (backoff) {
+        const state = await outbox.deliveryState(upstream.id).catch(() => null)
+        const hold = circuitWaitMs(state, { probeMs: cap })
+        if (hold) {
+          // spread, so that one worker probes and the others see how it went
+          await sleep(hold + Math.random() * cap / 4)
+          continue
+        }
       }
       let sent = 0
       let wait = 0

@@ -62,7 +62,7 @@ const TARGET_SCHEMA = {
 const RETRY_SCHEMA = {
   type: 'object',
   additionalProperties: false,
-  description: 'A failed delivery (no answer, 408, 429, 5xx) is tried again after a backoff doubling from initialBackoffMs to maxBackoffMs, with jitter, or after the target\'s Retry-After when later. giveUpAfterS (0: never): statements queued longer than that when a delivery fails become dead letters.',
+  description: 'A failed delivery (no answer, 408, 429, 5xx) is tried again after a backoff doubling from initialBackoffMs to maxBackoffMs, with jitter, or after the target\'s Retry-After when later. Once a target has failed for maxBackoffMs without a delivery its circuit opens: all workers and hosts together try it once per maxBackoffMs until one gets through. giveUpAfterS (0: never): statements queued longer than that when a delivery fails become dead letters.',
   properties: {
     initialBackoffMs: { type: 'integer', minimum: 100, maximum: 60000 },
     maxBackoffMs: { type: 'integer', minimum: 1000, maximum: 3600000 },

@@ -365,6 +365,7 @@ function schemas () {
         status: { enum: ['healthy', 'retrying', 'failing', 'paused'], description: 'healthy: nothing failed since the last delivery; retrying: deliveries have failed for less than a minute; failing: longer (see failingSince and lastError). From every worker and host.' },
         failingSince: { type: ['string', 'null'], format: 'date-time', description: 'When the failures going on began (null when healthy).' },
         lastError: { type: ['string', 'null'], description: 'The last failure: the target\'s status or the network\'s error code, never its URL.' },
+        circuit: { enum: ['open', 'closed'], description: 'open: the target has failed for retry.maxBackoffMs without a delivery; all workers and hosts together try it once per maxBackoffMs until one gets through.' },
         lastErrorAt: { type: ['string', 'null'], format: 'date-time' },
         lastDeliveredAt: { type: ['string', 'null'], format: 'date-time', description: 'Noted every few seconds while deliveries go on.' },
         delivered: { type: 'integer', minimum: 0, description: 'Statements delivered since the forwarder was made.' },

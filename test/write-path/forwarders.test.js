@@ -236,7 +236,7 @@ test('a paused forwarder delivers nothing and its statements wait; resumed, they
 test('a forwarder shows how its delivery goes, from the notes of whichever worker delivers: retrying with the last error while its target fails, healthy once it delivers; /metrics says the same', async (t) => {
   const up = await upstreamLrs(() => 503)
   t.after(() => up.server.close())
-  const lrs = await startLrs({ LRS_WORKERS: '2' })
+  const lrs = await startLrs()
   const body = { name: 'mirror', target: { kind: 'lrs', url: up.url.replace('fwd:pw@', '') }, retry: { initialBackoffMs: 100, maxBackoffMs: 1000, giveUpAfterS: 0 } }
   const made = await lrs.http('/admin/forwarders', { method: 'POST', body })
   assert.equal(made.status, 201, made.text)
@@ -272,6 +272,34 @@ test('a forwarder shows how its delivery goes, from the notes of whichever worke
   await post(lrs.client, [statement()])
   assert.ok(await until(async () => (d = await delivery()).status === 'retrying'))
   assert.match(d.lastError, /^upstream unreachable \(ECONNREFUSED\)$/)
+})
+
+test('a target that keeps failing opens the circuit: all the workers try it once per longest backoff between them, not each; one delivery closes it', async (t) => {
+  const up = await upstreamLrs(() => 503)
+  t.after(() => up.server.close())
+  // four LRS processes on one store: four forwarding loops
+  const lrs = await startLrs()
+  for (let i = 0; i < 3; i++) await startLrs(lrs.storeEnv)
+  const body = { name: 'mirror', target: { kind: 'lrs', url: up.url.replace('fwd:pw@', '') }, batchSize: 1, retry: { initialBackoffMs: 100, maxBackoffMs: 1000, giveUpAfterS: 0 } }
+  const made = await lrs.http('/admin/forwarders', { method: 'POST', body })
+  assert.equal(made.status, 201, made.text)
+  // batches of one: every worker has one to retry
+  const ids = []
+  for (let i = 0; i < 8; i++) ids.push(...await post(lrs.client, [statement()]))
+  const delivery = async () => (await lrs.http(`/admin/forwarders/${made.json.id}`)).json.delivery
+  // open once the failures have lasted the longest backoff (1 s)
+  assert.ok(await until(async () => { const d = await delivery(); return d.status === 'retrying' && Date.parse(d.lastErrorAt) - Date.parse(d.failingSince) >= 1500 }))
+  assert.equal((await delivery()).circuit, 'open')
+  const from = up.requests.length
+  await new Promise((resolve) => setTimeout(resolve, 6000))
+  const tries = up.requests.length - from
+  // each of 4 loops at its 1 s cap: 3 to 4 tries a second, ~20 in 6 s; the circuit: about one a second
+  assert.ok(tries >= 2 && tries <= 11, `${tries} tries in 6 s`)
+
+  up.server.answer = () => 200
+  assert.ok(await until(async () => ids.every((id) => up.received.some((s) => s.id === id)), { within: 15000 }), 'all delivered once the target answers')
+  assert.ok(await until(async () => (await delivery()).status === 'healthy'))
+  assert.equal((await delivery()).circuit, 'closed')
 })
 
 test('forwarders refuse what they cannot do with a clear 4xx: no secrets key, a forbidden target, bad URLs, filters and auth', async (t) => {

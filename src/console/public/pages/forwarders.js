@@ -39,7 +39,10 @@ function filterText (filter = {}) {
 }
 
 function stateText (d) {
-  if (d.status === 'retrying' || d.status === 'failing') return d.failingSince ? `${d.status} since ${d.failingSince}` : d.status
+  if (d.status === 'retrying' || d.status === 'failing') {
+    const since = d.failingSince ? `${d.status} since ${d.failingSince}` : d.status
+    return d.circuit === 'open' ? `${since} (circuit open: tried once per longest backoff)` : since
+  }
   return d.status
 }
 
