@@ -12,6 +12,8 @@ const { createLogger } = require('./logger')
 const { openStorage } = require('./storage')
 const { createCredentialStore } = require('./auth/credential-store')
 const { createLrsIssuer } = require('./auth/tokens/lrs-issuer')
+const { sealedSettings } = require('./auth/sealed-settings')
+const { sealedSecrets } = require('./auth/sealed-secrets')
 const { createBearerTokens } = require('./auth/tokens/bearer-tokens')
 const { createConsoleSessions } = require('./console/sso/sessions')
 const { createSsoClient } = require('./console/sso/sso-client')
@@ -51,7 +53,9 @@ async function startServer (config, { logger = createLogger(config), monitorComm
   const keysKnown = readMboxCase(storage, logger, lifecycle)
   const credentials = createCredentialStore({ config, storage, logger, hooks })
   const credentialsLoaded = credentials.start()
-  const lrsIssuer = createLrsIssuer({ config, settings: storage.settings, credentials, now: hooks.now })
+  // its own secrets (token-signing keys, the cursor key) sealed under LRS_SECRETS_KEY
+  const ownSecrets = sealedSettings(storage.settings, sealedSecrets({ current: config.secretsKey, old: config.secretsOldKeys }))
+  const lrsIssuer = createLrsIssuer({ config, settings: ownSecrets, credentials, now: hooks.now })
   // the console's single sign-on, when configured
   const consoleSessions = config.consoleOidcIssuer ? createConsoleSessions({ config, repository: storage.consoleSessions, now: hooks.now }) : null
   const ssoClient = config.consoleOidcIssuer ? createSsoClient({ config, logger }) : null
@@ -67,7 +71,7 @@ async function startServer (config, { logger = createLogger(config), monitorComm
   // `hooks.retentionIntervalMs`: tests only, runs more often than a second
   const retention = startRetention({ storage, logger, intervalMs: hooks.retentionIntervalMs || config.retentionIntervalS * 1000, now: hooks.now })
   const moreCursor = createMoreCursor(async () => config.cursorKey ||
-    storage.settings.getOrCreate('more-cursor-key', crypto.randomBytes(32).toString('base64')))
+    ownSecrets.getOrCreate('more-cursor-key', crypto.randomBytes(32).toString('base64')))
   const shedLoad = createLoadShedder({ maxWaitMs: config.maxWaitMs, batcher: services.batcher, writerRestarting: storage.writerRestarting, databaseDown: services.databaseDown })
   const app = createApp({ config, logger, lifecycle, storage, keysKnown, credentials, lrsIssuer, tokens, consoleSessions, ssoClient, moreCursor, shedLoad, readBodies, instruments, clusterMetrics, ...services })
   const server = http.createServer(app)

@@ -52,13 +52,13 @@ function checkUpstreams (urls) {
 
 // Sets a store's upstreams. This worker forwards to them at once, the
 // others within LRS_CREDENTIAL_POLL_MS. false when there is no such store.
-async function setForwarding ({ storage, upstreams }, store, urls) {
-  if (!await replaceStoreUpstreams(storage, store, urls)) return false
+async function setForwarding ({ storage, upstreams, sealed }, store, urls) {
+  if (!await replaceStoreUpstreams(storage, store, urls, sealed)) return false
   await upstreams.refresh()
   return true
 }
 
-function storesRoutes ({ storage, upstreams }) {
+function storesRoutes ({ storage, upstreams, sealed }) {
   const directory = storeDirectory(storage)
   return [{
     method: 'get',
@@ -101,7 +101,7 @@ function storesRoutes ({ storage, upstreams }) {
       if (made === 'taken') throw errors.StoreExists()
       if (made === 'full') throw errors.StoreLimit('this LRS holds as many stores as its engine can (SQLite: 2,047, the default one included)')
       if (body.retentionDays) await storage.stores.setRetention({ id: body.id, days: body.retentionDays })
-      if (body.forwardUrls && body.forwardUrls.length) await setForwarding({ storage, upstreams }, await directory.byId(body.id), body.forwardUrls)
+      if (body.forwardUrls && body.forwardUrls.length) await setForwarding({ storage, upstreams, sealed }, await directory.byId(body.id), body.forwardUrls)
       req.log.info({ audit: 'store-created', store: body.id }, 'store created')
       res.status(201).json(await directory.describe(await directory.byId(body.id)))
     }
@@ -121,7 +121,7 @@ function storesRoutes ({ storage, upstreams }) {
       const { id } = req.params
       if (body.forwardUrls !== undefined) {
         checkUpstreams(body.forwardUrls)
-        if (!await setForwarding({ storage, upstreams }, await directory.byId(id), body.forwardUrls)) throw errors.NotFound(`no store "${id}"`)
+        if (!await setForwarding({ storage, upstreams, sealed }, await directory.byId(id), body.forwardUrls)) throw errors.NotFound(`no store "${id}"`)
         req.log.info({ audit: 'store-forwarding', store: id, upstreams: body.forwardUrls.length }, 'store upstreams set')
       }
       if (body.name !== undefined && !await storage.stores.rename({ id, name: body.name })) throw errors.NotFound(`no store "${id}"`)

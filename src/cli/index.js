@@ -19,9 +19,10 @@ const config = require('./config')
 const check = require('./check')
 const store = require('./store')
 const forwarder = require('./forwarder')
+const secrets = require('./secrets')
 const migrateCommand = require('./migrate')
 
-const COMMANDS = [credential, store, forwarder, exportCommand, importCommand, eraseAgent, deleteStatements, config, check, migrateCommand]
+const COMMANDS = [credential, store, forwarder, secrets, exportCommand, importCommand, eraseAgent, deleteStatements, config, check, migrateCommand]
 const USAGE = 2
 
 function buildProgram (io) {

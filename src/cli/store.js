@@ -11,6 +11,7 @@ const { auditLogger } = require('./audit')
 const { formatTable } = require('./table')
 const { upstreamListProblem, replaceStoreUpstreams } = require('../forwarding/store-upstreams')
 const { parseUpstream } = require('../forwarding/upstreams')
+const { sealedSecrets } = require('../auth/sealed-secrets')
 
 async function create (io, cmd, id, options) {
   if (!new RegExp(STORE_ID).test(id)) usageError(cmd, `a store id has 1 to 63 lower-case letters, digits or dashes, starting with a letter or digit (got "${id}")`)
@@ -63,7 +64,7 @@ async function forward (io, cmd, id, options) {
   const config = configOf(io)
   return withStorage(config, async (storage) => {
     const store = await storeDirectory(storage).byId(id)
-    if (!await replaceStoreUpstreams(storage, store, urls)) throw errors.NotFound(`no store "${id}" ("lrs store list" shows them)`)
+    if (!await replaceStoreUpstreams(storage, store, urls, sealedSecrets({ current: config.secretsKey, old: config.secretsOldKeys }))) throw errors.NotFound(`no store "${id}" ("lrs store list" shows them)`)
     auditLogger(config).info({ audit: 'store-forwarding', store: id, upstreams: urls.length }, 'store upstreams set')
     io.stdout.write(urls.length
       ? `store "${id}" forwards the statements it stores from now on to ${urls.map((u) => parseUpstream(u).shown).join(', ')}; the running LRS takes this within LRS_CREDENTIAL_POLL_MS\n`

@@ -5,6 +5,7 @@
 // The running workers take a change within LRS_CREDENTIAL_POLL_MS.
 
 const { parseUpstream, upstreamProblem, MAX_PER_STORE } = require('./upstreams')
+const { sealUpstreamUrl } = require('./sealed-urls')
 
 // What is wrong with a list of upstream URLs, or null. `nameOf(i)`: how
 // the message names the i-th (the API's field, the CLI's line).
@@ -20,12 +21,13 @@ function upstreamListProblem (urls, nameOf) {
   return null
 }
 
-// Replaces the store's upstreams with `urls` (checked); what was queued for
-// those it no longer has goes. false when there is no such store.
-async function replaceStoreUpstreams (storage, store, urls) {
+// Replaces the store's upstreams with `urls` (checked), their credentials
+// sealed (sealed-urls.js); what was queued for those it no longer has
+// goes. false when there is no such store.
+async function replaceStoreUpstreams (storage, store, urls, sealed) {
   const keep = new Set(urls.map((u) => parseUpstream(u, store.number).id))
   const dropUpstreams = (store.forwardUrls || []).map((u) => parseUpstream(u, store.number).id).filter((id) => !keep.has(id))
-  return storage.stores.setForwarding({ id: store.id, urls, dropUpstreams })
+  return storage.stores.setForwarding({ id: store.id, urls: urls.map((u) => sealUpstreamUrl(u, sealed)), dropUpstreams })
 }
 
 module.exports = { upstreamListProblem, replaceStoreUpstreams }

@@ -25,6 +25,7 @@ function parseUpstream (raw, store = null) {
   const auth = url.username ? 'Basic ' + Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64') : null
   url.username = ''
   url.password = ''
+  url.hash = '' // where a stored URL keeps its credentials sealed (sealed-urls.js)
   const base = url.toString().replace(/\/+$/, '')
   const name = base.replace(/^[a-z]+:\/\//i, '')
   return { id: store === null ? name : storeUpstreamId(store, name), name, store, endpoint: base + '/statements', shown: base, auth }
@@ -68,6 +69,7 @@ function upstreamsFor (forwardTo, record) {
 function createUpstreams ({ config, storage, credentials, logger, sealed }) {
   // here, not at the top: forwarders.js checks URLs with upstreamProblem from this module
   const { toUpstream, compileFilter } = require('./forwarders')
+  const { openUpstreamUrl, hasPlainCredentials } = require('./sealed-urls')
   const lrsWide = config.forwardUrls.map((u) => parseUpstream(u))
   let byStore = new Map() // store number -> its upstreams (forwardUrls)
   let forwarders = [] // every store's forwarders, as upstreams (forwarders.js)
@@ -76,14 +78,28 @@ function createUpstreams ({ config, storage, credentials, logger, sealed }) {
   let reading = null
   const timers = []
   let known = false // read once: the write path reads them first otherwise
+  let warnedPlain = false
 
   async function read () {
     const generation = credentials.generation()
     const [stores, made] = await Promise.all([storage.stores.all(), storage.forwarders.all()])
     const next = new Map()
+    let plain = 0
     for (const s of stores) {
-      const upstreams = (s.forwardUrls || []).map((u) => ({ ...parseUpstream(u, s.number), storeId: s.id }))
+      const upstreams = (s.forwardUrls || []).map((u) => {
+        if (hasPlainCredentials(u)) plain++
+        try {
+          return { ...parseUpstream(openUpstreamUrl(u, sealed), s.number), storeId: s.id }
+        } catch (err) {
+          // sealed with a key this process does not hold: not sent, said why
+          return { ...parseUpstream(u, s.number), storeId: s.id, problem: `its credentials cannot be opened: ${err.message}` }
+        }
+      })
       if (upstreams.length) next.set(s.number, upstreams)
+    }
+    if (plain && !warnedPlain) {
+      warnedPlain = true
+      logger.warn({ upstreams: plain }, sealed.available ? 'store upstream credentials kept in plain text: run "lrs secrets reseal" to seal them under LRS_SECRETS_KEY' : 'store upstream credentials kept in plain text: set LRS_SECRETS_KEY and run "lrs secrets reseal" to seal them')
     }
     const ids = Object.fromEntries([...next].map(([n, list]) => [n, list.map((u) => u.id)]))
     const filtered = {}

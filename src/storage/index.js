@@ -21,7 +21,8 @@
 //   credentials  upsert, create, setScopes, remove, recordUse, all, changeMark
 //   outbox       lease, hold, release, remove, deadLetter, listDeadLetters,
 //                replayDeadLetters, discardDeadLetters, stats (entries are written by storeBatch)
-//   settings     getOrCreate, takeLease
+//   settings     getOrCreate, takeLease, named([name or 'prefix:']) -> [{ name, value }],
+//                replace(name, from, to) (false: it was no longer `from`)
 //   consoleSessions  create({ idHash, data, at, idleBefore, createdBefore }), get(idHash)
 //                -> { data, createdAt, seenAt } | null, touch(idHash, at), remove(idHash)
 //   stores       create({ id, name }) -> 'created' | 'taken' (the id) | 'full' (no more stores),

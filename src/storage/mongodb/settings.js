@@ -33,6 +33,19 @@ function settingsRepository (db, { queryTimeoutMs, locks }) {
       const row = await col.findOne({ _id: name }, { maxTimeMS: queryTimeoutMs })
       return row.value
     },
+    // [{ name, value }] of the settings named `name` or starting with it when it ends in ':'
+    async named (names) {
+      const out = []
+      for (const n of names) {
+        const filter = n.endsWith(':') ? { _id: { $gte: n, $lt: n.slice(0, -1) + ';' } } : { _id: n }
+        for (const row of await col.find(filter, { sort: { _id: 1 }, maxTimeMS: queryTimeoutMs }).toArray()) out.push({ name: row._id, value: row.value })
+      }
+      return out
+    },
+    // Sets `name` to `to` if it is still `from`: true when it was.
+    async replace (name, from, to) {
+      return (await col.updateOne({ _id: name, value: from }, { $set: { value: to } })).modifiedCount === 1
+    },
     // The lease `name` for `holder` until `ms` from now, unless another
     // holder's has not run out: true when held. Read and renewed under a
     // lock (locks.js): on FerretDB a filtered update is not atomic, and two

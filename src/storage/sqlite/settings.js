@@ -11,7 +11,14 @@ function settingsRepository (db, { writer }) {
     mboxCase: () => writer.call('settingGetOrCreate', MBOX_CASE, 'domain'),
     // The lease `name` for `holder` until `ms` from now, unless another
     // holder's has not run out: true when held (write-ops.js, leaseTake).
-    takeLease: (name, holder, ms) => writer.call('leaseTake', { name, holder, ms })
+    takeLease: (name, holder, ms) => writer.call('leaseTake', { name, holder, ms }),
+    // [{ name, value }] of the settings named `name` or starting with it when it ends in ':'
+    async named (names) {
+      const select = db.prepare('SELECT name, value FROM settings WHERE name = ? OR (substr(?, -1) = \':\' AND substr(name, 1, length(?)) = ?) ORDER BY name')
+      return names.flatMap((n) => select.all(n, n, n, n))
+    },
+    // Sets `name` to `to` if it is still `from`: true when it was.
+    replace: (name, from, to) => writer.call('settingReplace', name, from, to)
   }
 }
 

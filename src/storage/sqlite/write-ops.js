@@ -917,6 +917,9 @@ function writeOps (db) {
       return db.prepare('DELETE FROM console_sessions WHERE id_hash = ?').run(idHash).changes === 1
     },
 
+    settingReplace (name, from, to) {
+      return db.prepare('UPDATE settings SET value = ? WHERE name = ? AND value = ?').run(to, name, from).changes === 1
+    },
     settingGetOrCreate (name, value) {
       db.prepare('INSERT INTO settings (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING').run(name, value)
       return db.prepare('SELECT value FROM settings WHERE name = ?').pluck().get(name)
