@@ -38,18 +38,25 @@ function webhookReceiver () {
       const given = String(req.headers['webhook-signature'] || '').split(' ').map((p) => p.split(',')[1])
       const verified = given.some((g) => expected.some((e) => e.length === g.length && crypto.timingSafeEqual(Buffer.from(e), Buffer.from(g))))
       const fresh = Math.abs(Date.now() / 1000 - Number(timestamp)) < 300
-      deliveries.push({ id, verified: verified && fresh, signatures: given.length, payload: JSON.parse(body), signed, given })
-      res.statusCode = verified ? 204 : 401
-      res.end()
+      const delivery = { id, verified: verified && fresh, signatures: given.length, payload: JSON.parse(body), signed, given, taken: false }
+      receiver.answer(req, res, delivery)
     })
   })
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({
+  // takes a delivery (a test may answer otherwise, then call this)
+  const take = (req, res, delivery) => {
+    delivery.taken = true
+    deliveries.push(delivery)
+    res.statusCode = delivery.verified ? 204 : 401
+    res.end()
+  }
+  const receiver = { answer: take }
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(Object.assign(receiver, {
     url: `http://127.0.0.1:${server.address().port}/hooks/xapi`,
     deliveries,
     secrets,
     ids: () => deliveries.filter((d) => d.verified).flatMap((d) => d.payload.data.statements.map((s) => s.id)),
-    close: () => new Promise((resolve) => server.close(resolve))
-  })))
+    close: () => { server.closeAllConnections(); return new Promise((resolve) => server.close(resolve)) }
+  }))))
 }
 
 test('a store admin makes an LRS forwarder with a filter: only matching statements of that store reach it, with its credentials, which are never shown nor kept in plain text', async (t) => {
@@ -308,6 +315,39 @@ test('a forwarder changed while statements flow (another target, another secret,
   const late = after.filter((id) => !completions.has(id))
   // the filter applies to statements stored once every worker has the change (within a poll): the last ones
   assert.ok(late.slice(-10).every((id) => !second.ids().includes(id) && !first.ids().includes(id)), 'attempts stored after the change are not sent')
+})
+
+test('a webhook target that fails, times out and answers 429 at random gets every statement, each delivery verified, a retried delivery under the same webhook-id', async (t) => {
+  const hook = await webhookReceiver()
+  t.after(() => hook.close())
+  // the receiver's answer, drawn per delivery: 503, 429 with Retry-After, no answer in time, or taken
+  const outcomes = []
+  const answer = hook.answer
+  hook.answer = (req, res, delivery) => {
+    const roll = crypto.randomInt(10)
+    outcomes.push(roll)
+    if (roll < 2) { res.statusCode = 503; return res.end() }
+    if (roll < 4) { res.statusCode = 429; res.setHeader('Retry-After', '1'); return res.end() }
+    if (roll < 5) return setTimeout(() => { if (!res.destroyed) answer(req, res, delivery) }, 1500) // taken after the LRS gave up waiting
+    answer(req, res, delivery)
+  }
+  const lrs = await startLrs({ LRS_SECRETS_KEY: KEY, LRS_FORWARD_TIMEOUT_MS: '500' })
+  const made = await lrs.http('/admin/forwarders', { method: 'POST', body: { name: 'flaky', target: { kind: 'webhook', url: hook.url }, batchSize: 4, retry: { initialBackoffMs: 100, maxBackoffMs: 1000, giveUpAfterS: 0 } } })
+  assert.equal(made.status, 201, made.text)
+  hook.secrets.push(made.json.secrets[0])
+  const ids = []
+  for (let i = 0; i < 10; i++) ids.push(...await post(lrs.client, [statement(), statement(), statement()]))
+  assert.ok(await until(() => ids.every((id) => hook.ids().includes(id)), { within: 60000 }), 'every statement arrives')
+  assert.ok(outcomes.some((o) => o < 5), 'the target failed some deliveries')
+  const taken = hook.deliveries.filter((d) => d.taken)
+  assert.ok(taken.every((d) => d.verified), 'every delivery taken was signed with the secret')
+  // the same statements always under the same webhook-id: a receiver can drop a repeat by it
+  const idOf = new Map()
+  for (const d of taken) {
+    const key = d.payload.data.statements.map((s) => s.id).join(' ')
+    if (idOf.has(key)) assert.equal(idOf.get(key), d.id)
+    idOf.set(key, d.id)
+  }
 })
 
 test('a target that keeps failing opens the circuit: all the workers try it once per longest backoff between them, not each; one delivery closes it', async (t) => {
