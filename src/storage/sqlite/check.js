@@ -33,7 +33,7 @@
 // next starts (schema.js): then the indexes are not compared with the
 // statements (every such row would read as left behind), and the summary
 // says so; `lrs check` after the LRS has started again checks them.
-// A deleted store whose purge has not ended (write-ops.js, storePurgeSlice)
+// A deleted store whose purge has not ended (write-deletion.js, storePurgeSlice)
 // is passed over: its rows go term by term, not statement by statement,
 // and no request reaches them. Once purged, nothing of it is left, and
 // anything that is shows here.

@@ -8,7 +8,7 @@
 // instead of 117 us per statement (docs/benchmarks.md, Scale).
 //
 // The filter is never wrong the unsafe way, "not there" for an id that is:
-// - Every id the writer inserts is added, from the start (write-ops.js,
+// - Every id the writer inserts is added, from the start (write-statements.js,
 //   insertRecord), also those of a transaction undone (they only make it
 //   say "may be there" more often).
 // - The ids stored before are read from the index levels in chunks between

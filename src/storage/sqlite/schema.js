@@ -5,7 +5,7 @@
 // the rowid order is the order of `stored` and every query walks a b-tree
 // in that order (2048 statements per ms; JavaScript integers are exact up
 // to year 2109; an import of more with one stored time keeps it in
-// stored_ms, write-ops.js).
+// stored_ms, write-statements.js).
 //
 // Every filter of GET /statements is a lookup of one term in
 // statement_terms, (term, seq) rows in a WITHOUT ROWID table: the terms of
@@ -174,7 +174,7 @@ INSERT OR IGNORE INTO index_recent (only, active) VALUES (0, 0);
 -- index file, and clears it once such a transaction has committed
 -- (writer-loop.js). to_seq: where the statement moved (restamp); NULL: it
 -- was removed (erasure).
--- purge: a slice of a deleted store's purge instead (write-ops.js,
+-- purge: a slice of a deleted store's purge instead (write-deletion.js,
 -- storePurgeSlice; JSON), the other columns unused.
 CREATE TABLE IF NOT EXISTS index_journal (
   n INTEGER PRIMARY KEY,
@@ -256,7 +256,7 @@ CREATE TABLE IF NOT EXISTS forward_dead_letters (
 -- sums a range of hours here instead of reading the statements (a range
 -- of a million rows of ~2 KB each is not read in 200 ms). The writer
 -- keeps them in the transaction that inserts, moves or erases statements
--- (write-ops.js, counters).
+-- (write-counters.js).
 CREATE TABLE IF NOT EXISTS hourly_totals (
   hour INTEGER PRIMARY KEY,
   count INTEGER NOT NULL
@@ -274,10 +274,10 @@ CREATE TABLE IF NOT EXISTS hourly_terms (
 -- A deleted store (deleted_at) keeps its row for good, so its number is
 -- never given again (a new store takes the largest + 1) and no key or term
 -- id of its data can be a new store's while its data is being purged
--- (write-ops.js, storePurgeSlice); its id becomes '#<number>|<id>' (no
+-- (write-deletion.js, storePurgeSlice); its id becomes '#<number>|<id>' (no
 -- store id starts with '#'), free for a new store at once. purged_at: when
 -- the last of its data went; purge_terms: its terms whose index rows are
--- being removed a slice at a time (write-ops.js).
+-- being removed a slice at a time (write-deletion.js).
 CREATE TABLE IF NOT EXISTS stores (
   number INTEGER PRIMARY KEY,
   id TEXT NOT NULL UNIQUE,
@@ -352,7 +352,7 @@ CREATE TABLE IF NOT EXISTS idx.index_copy (
 // would return the bytes), the index levels level2 and level3, and
 // index_levels, counted from middle_ids. Version 6: hourly_totals and hourly_terms, counted from the statements
 // stored before (countStatementsByHour). Version 5: stored_ms, the stored time of a statement imported past its
-// own millisecond, which holds 2,048 (write-ops.js, insertStored); NULL
+// own millisecond, which holds 2,048 (write-statements.js, insertStored); NULL
 // for every other statement. Version 4: middle_terms and middle_ids
 // between the recent and the big tables (an older LRS would not read
 // them: it refuses the file). Version

@@ -10,7 +10,7 @@ function settingsRepository (db, { writer }) {
     // schema records it when it makes or upgrades the file).
     mboxCase: () => writer.call('settingGetOrCreate', MBOX_CASE, 'domain'),
     // The lease `name` for `holder` until `ms` from now, unless another
-    // holder's has not run out: true when held (write-ops.js, leaseTake).
+    // holder's has not run out: true when held (write-settings.js, leaseTake).
     takeLease: (name, holder, ms) => writer.call('leaseTake', { name, holder, ms }),
     // [{ name, value }] of the settings named `name` or starting with it when it ends in ':'
     async named (names) {

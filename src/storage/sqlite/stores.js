@@ -2,7 +2,7 @@
 
 // Stores on SQLite (schema.js, `stores`): written by the writer, read here.
 // A deleted store keeps its row (its number is never given again) until
-// and after the writer has purged its data (writer-loop.js, write-ops.js
+// and after the writer has purged its data (writer-loop.js, write-deletion.js
 // storePurgeSlice).
 
 const { qualify, formerId, prefixBounds } = require('../../stores/store-keys')

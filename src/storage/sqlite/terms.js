@@ -37,7 +37,7 @@ function agentTerm (kind, key) {
 }
 
 // `all` starts with the verb, the authority and the registration (when
-// there is one), so the writer looks each term up once (write-ops.js,
+// there is one), so the writer looks each term up once (write-statements.js,
 // termIdsOf).
 function termsOf (record) {
   const agents = new Set(record.agents)

@@ -76,7 +76,7 @@ const ONE_WRITER_CACHE_KIB = 256 * 1024
 const IDS_RETRY_MS = 1000
 
 // A deleted store's data is purged by the writer between transactions, a
-// slice at a time (write-ops.js, storePurgeSlice), each slice a
+// slice at a time (write-deletion.js, storePurgeSlice), each slice a
 // transaction of its own that stops taking statements after
 // PURGE_SLICE_MS: while requests are queued, one slice between two of
 // their transactions (what they wait for grows by one slice at most);
