@@ -9,7 +9,8 @@
 // until the load stops. Like a load balancer, a host whose connection
 // failed gets no more requests until its GET /health/ready answers 200
 // again (asked every 500 ms); with every host out, all get requests (fail
-// open). Every answer is recorded; `acknowledged` holds the ids of the
+// open). A host may carry its own `auth` ({ user, password }: a store's
+// credential), else `admin` signs. Every answer is recorded; `acknowledged` holds the ids of the
 // statements some host answered 200 for.
 
 const crypto = require('node:crypto')
@@ -62,7 +63,7 @@ function steadyLoad ({ hosts, admin, rate = 200, perRequest = 5, timeoutMs = 300
       let retryAfter = 0
       let message
       try {
-        const res = await fetch(host.url + '/xapi/statements', { method: 'POST', headers, body, signal: AbortSignal.timeout(timeoutMs) })
+        const res = await fetch(host.url + '/xapi/statements', { method: 'POST', headers: host.auth ? { ...headers, Authorization: basic(host.auth) } : headers, body, signal: AbortSignal.timeout(timeoutMs) })
         const text = await res.text()
         status = res.status
         // why a 5xx came (reports say which refusal it was)
