@@ -68,7 +68,8 @@ const errors = {
   Internal: define('LRS_ERR_INTERNAL', 500, 'Internal server error'),
   StoreFull: define('LRS_ERR_STORE_FULL', 507, 'The store is full: no space is left on its disk. Retry once space has been freed'),
   DatabaseUnavailable: define('LRS_ERR_DATABASE_UNAVAILABLE', 503, 'The database is unavailable; retry shortly'),
-  QueryTimeout: define('LRS_ERR_QUERY_TIMEOUT', 504, 'The query ran longer than LRS_QUERY_TIMEOUT_MS: narrow it (agent, verb, activity, registration, a since/until range) or ask for a smaller limit')
+  QueryTimeout: define('LRS_ERR_QUERY_TIMEOUT', 504, 'The query ran longer than LRS_QUERY_TIMEOUT_MS: narrow it (agent, verb, activity, registration, a since/until range) or ask for a smaller limit'),
+  ReportTimeout: define('LRS_ERR_REPORT_TIMEOUT', 503, 'The report ran longer than LRS_REPORT_TIMEOUT_MS: narrow it (a shorter since/until or from/to range, an activity, a verb, an agent or a registration) or ask again later')
 }
 
 // What stops a process from starting (its configuration, a damaged store):

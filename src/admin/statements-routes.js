@@ -1,7 +1,8 @@
 'use strict'
 
 // GET /admin/statements/export?since=&until=: every statement as NDJSON
-// (export-statements.js), streamed with backpressure. POST
+// (export-statements.js), or with format=csv as a CSV file for
+// spreadsheets (statement-csv.js), streamed with backpressure. POST
 // /admin/statements/import: such NDJSON stored back (import-statements.js),
 // read as it arrives.
 // DELETE /admin/statements?since=&until=: the statements stored in the
@@ -11,6 +12,8 @@
 const { parameter: p } = require('../validation/query-parameters')
 const { toUtcTimestamp } = require('../validation/formats')
 const { exportStatements } = require('../transfer/export-statements')
+const { exportCsv, parseFields, DEFAULT_FIELDS, FIELDS, MAX_FIELDS } = require('../transfer/statement-csv')
+const { storeDirectory } = require('../stores/store-directory')
 const { response, json, schema } = require('../http/openapi-parts')
 const { deleteStatements, previewDeletion } = require('./delete-statements')
 const { importItems, itemLimit } = require('../transfer/import-statements')
@@ -43,7 +46,11 @@ function drainedOrClosed (res) {
   })
 }
 
+// The parameters of the export that only a CSV file takes.
+const CSV_ONLY = ['fields', 'lang', 'bom', 'voided']
+
 function statementsRoutes ({ storage, logger, validator, config, instruments }) {
+  const directory = storeDirectory(storage)
   const asDate = (value) => (value === undefined ? null : new Date(Date.parse(toUtcTimestamp(value))))
 
   // the checked range in the credential's store; until not before since
@@ -85,21 +92,53 @@ function statementsRoutes ({ storage, logger, validator, config, instruments }) 
     method: 'get',
     path: '/statements/export',
     operationId: 'exportStatements',
-    summary: 'Export statements as NDJSON',
-    description: 'Every statement of the credential\'s store stored in the range, voided ones included, one JSON statement (with `stored` and `authority`) per line, streamed. ' +
+    summary: 'Export statements as NDJSON, or as CSV for spreadsheets',
+    description: 'Every statement of the credential\'s store stored in the range, streamed. ' +
+      'NDJSON (the default): voided ones included, one JSON statement (with `stored` and `authority`) per line, what POST /admin/statements/import reads back. ' +
+      '`format=csv`: one row per statement with the columns `fields` names, after a header row of those names (RFC 4180: CRLF line ends, quoted cells, UTF-8), voided statements left out unless `voided=include`; ' +
+      'a text cell starting with =, +, -, @, a tab or CR gets a single quote (\') before it, so a spreadsheet shows it rather than running it as a formula (numbers of the statement, such as scores, are written as they are). ' +
       'A failure after the first line cuts the stream short.',
     query: {
       since: { schema: p.timestamp, description: 'Only statements stored after this instant.' },
-      until: { schema: p.timestamp, description: 'Only statements stored at or before this instant.' }
+      until: { schema: p.timestamp, description: 'Only statements stored at or before this instant.' },
+      format: { schema: { enum: ['ndjson', 'csv'], description: 'ndjson or csv' }, default: 'ndjson', description: '`ndjson`: every statement as it is stored (a backup); `csv`: a flattened row per statement for spreadsheets.' },
+      fields: {
+        schema: p.string,
+        default: DEFAULT_FIELDS.join(','),
+        description: `CSV only: the columns, in order, comma-separated (at most ${MAX_FIELDS}): ${Object.keys(FIELDS).join(', ')}, or \`ext:<IRI>\` for an extension of the context (else of the result), written as JSON when it is not a string, number or boolean. ` +
+          '`actor` and `object` are identifiers (mbox, mbox_sha1sum, openid, or an account as homePage|name; an object\'s activity or StatementRef id); `verb_display` and `object_name` are in the language `lang` asks for.'
+      },
+      lang: { schema: p.name, description: 'CSV only: the language of `verb_display` and `object_name` (a tag such as en-US, or a list as Accept-Language writes it), chosen as GET /statements?format=canonical chooses; else the first language of each.' },
+      voided: { schema: { enum: ['exclude', 'include'], description: 'exclude or include' }, default: 'exclude', description: 'CSV only: leave voided statements out (the default: a spreadsheet counting completions must not count voided ones) or include them (the `voided` field says which they are). The NDJSON export always has them.' },
+      bom: { schema: p.boolean, default: false, description: 'CSV only: start the file with a UTF-8 byte order mark, which Excel needs to read anything but ASCII right.' }
     },
-    responses: { 200: response('The statements.', { content: { 'application/x-ndjson': { schema: { type: 'string' } } } }) },
+    responses: {
+      200: response('The statements.', {
+        content: {
+          'application/x-ndjson': { schema: { type: 'string' } },
+          'text/csv': { schema: { type: 'string' } }
+        },
+        headers: { 'Content-Disposition': { description: 'With format=csv: attachment; filename="statements-<store>-<date>.csv".', schema: { type: 'string' } } }
+      })
+    },
     async handler (req, res, { query }) {
       const range = { since: asDate(query.since), until: asDate(query.until), store: req.credential.store || 0 } // the credential's store
-      const chunks = exportStatements(storage.statements, range)
+      const csv = query.format === 'csv'
+      if (!csv) for (const name of CSV_ONLY) if (query[name] !== undefined) throw errors.InvalidParameter(`${name} applies to format=csv only (the NDJSON export is every statement as it is stored)`)
+      const chunks = csv
+        ? exportCsv(storage.statements, { ...range, fields: parseFields(query.fields, validator), lang: query.lang, voided: query.voided || 'exclude', bom: query.bom === true })
+        : exportStatements(storage.statements, range)
+      // the file a browser saves it as: statements-<store id>-<UTC date>.csv
+      const filename = csv && `statements-${(await directory.ids()).get(range.store) || range.store}-${new Date().toISOString().slice(0, 10)}.csv`
       // The first page is read before the status is sent, so a failing
       // store still gets a proper error answer.
       const first = await chunks.next()
-      res.status(200).type('application/x-ndjson; charset=utf-8')
+      if (csv) {
+        res.status(200).set('Content-Type', 'text/csv; charset=utf-8; header=present')
+        res.set('Content-Disposition', `attachment; filename="${filename}"`)
+      } else {
+        res.status(200).type('application/x-ndjson; charset=utf-8')
+      }
       let closed = false
       res.on('close', () => { closed = true })
       try {

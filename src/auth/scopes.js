@@ -19,7 +19,11 @@ const NEEDS = {
   'define:read': ['all', 'all/read', 'define', 'profile', 'statements/read'],
   admin: ['admin'],
   stores: ['stores/admin'],
-  metrics: ['admin', 'metrics']
+  metrics: ['admin', 'metrics'],
+  // figures of the store's statements (/admin/reports): `reports` alone
+  // reads figures and not statements (a BI tool's key); whoever may read
+  // statements may have figures of those it may read
+  reports: ['admin', 'reports', 'all', 'all/read', 'statements/read', 'statements/read/mine']
 }
 
 const KNOWN_SCOPES = new Set(Object.values(NEEDS).flat())
@@ -51,4 +55,10 @@ function covers (scopes, scope) {
   return Object.keys(NEEDS).every((need) => !allows([scope], need) || allows(scopes, need))
 }
 
-module.exports = { allows, covers, scopesAllowing, readsOnlyOwnStatements, KNOWN_SCOPES }
+// A report counts only the credential's own statements when it may read
+// no others: statements/read/mine, and neither admin nor reports.
+function reportsOnOwnStatements (scopes) {
+  return readsOnlyOwnStatements(scopes) && !scopes.some((s) => s === 'admin' || s === 'reports')
+}
+
+module.exports = { reportsOnOwnStatements, allows, covers, scopesAllowing, readsOnlyOwnStatements, KNOWN_SCOPES }

@@ -349,6 +349,15 @@ function schemas () {
       activities: { type: 'array', items: object({ activity: { type: 'string' }, count: { type: 'integer', minimum: 0 } }, ['activity', 'count']) },
       credentials: { type: 'array', items: object({ key: { type: ['string', 'null'] }, count: { type: 'integer', minimum: 0 } }, ['key', 'count']) }
     }, ['since', 'until', 'total', 'hours', 'verbs', 'activities', 'credentials']),
+    ReportAnswer: object({
+      columns: { type: 'array', items: { type: 'string' }, description: 'The groups\' dimensions, then the measures (or the shape\'s columns).' },
+      rows: { type: 'array', items: { type: 'array', items: { type: ['string', 'number', 'boolean', 'null'] } }, description: 'One per group, in columns\' order: along the time bucket when there is one, else largest first measure first.' },
+      groups: { type: 'integer', minimum: 0, description: 'Groups found (rows holds at most maxGroups of them).' },
+      truncated: { type: 'boolean', description: 'true: more groups than rows holds (or than a report may keep while it runs): narrow it, or ask for more with maxGroups.' },
+      statementsRead: { type: 'integer', minimum: 0, description: 'Statements the store\'s query gave (GET /statements\' filters, voided ones left out).' },
+      statementsCounted: { type: 'integer', minimum: 0, description: 'Those that passed the rest of the filter and were counted.' },
+      tookMs: { type: 'integer', minimum: 0 }
+    }, ['columns', 'rows', 'groups', 'truncated', 'statementsRead', 'statementsCounted', 'tookMs']),
     Forwarder: object({
       id: { type: 'string' },
       store: { type: ['string', 'null'], description: 'Its store\'s id.' },
@@ -419,6 +428,7 @@ function openapiDocument ({ version, routes }) {
       { name: 'xAPI Agents and Activities', description: 'Communication 2.4, 2.5' },
       { name: 'About', description: 'Communication 2.8' },
       { name: 'Admin', description: 'The operators\' API; scope `admin` only.' },
+      { name: 'Reports', description: 'Figures of the store\'s statements: scope `reports` (figures, not statements), `admin`, or one that reads statements (only its own with statements/read/mine).' },
       { name: 'Operations', description: 'Health checks, metrics and this document.' }
     ],
     paths: pathsOf(routes),

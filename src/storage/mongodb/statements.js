@@ -48,9 +48,13 @@ const { referencingThroughTargets } = require('../statement-refs')
 const MAX_SETTLE_ROUNDS = 10
 const FERRET_UPSERTS = 50 // setFlagsOrMark
 const ROW_PROJECTION = { body: 1, stored: 1, ts: 1 }
+const SCAN_PROJECTION = { ...ROW_PROJECTION, voided: 1 } // a CSV export leaves voided statements out
 
+// `voided` where the query read it (scan)
 function toRow (doc) {
-  return { id: doc._id, body: doc.body, stored: doc.stored, timestampFromStored: doc.ts === true, position: doc._id }
+  const row = { id: doc._id, body: doc.body, stored: doc.stored, timestampFromStored: doc.ts === true, position: doc._id }
+  if (doc.voided !== undefined) row.voided = doc.voided === true
+  return row
 }
 
 const HOUR_MS = 3600000
@@ -365,17 +369,18 @@ function statementsRepository (db, { queryTimeoutMs, isFerret, locks, hooks, out
       return col.countDocuments({ voided: { $in: [false, true] }, ...storeFilter(store), stored: { $exists: true } }, read)
     },
 
-    // Every statement (voided ones too) stored after `since` and at or
-    // before `until`, from the keyset position `after`, in _id order: an
-    // export reads every statement anyway, so it walks the _id index
-    // rather than adding an index on `stored` alone to every insert. A
+    // Every statement (voided ones too, each row's `voided` says) stored
+    // after `since` and at or before `until`, from the keyset position
+    // `after`, in _id order: an export reads every statement anyway, so it
+    // walks the _id index rather than adding an index on `stored` alone to
+    // every insert. A
     // store's ids are its range of it (store-keys.js): the walk reads no
     // other store's.
     async scan ({ since = null, until = null, after = null, limit, store = 0 }) {
       const filter = { body: { $exists: true }, ...storeFilter(store) }
       if (since || until) filter.stored = { ...(since && { $gt: since }), ...(until && { $lte: until }) }
       if (after !== null || store) filter._id = { ...(store && keyRange(store)), ...(after !== null && { $gt: after }) }
-      const docs = await col.find(filter, { projection: ROW_PROJECTION, sort: { _id: 1 }, limit, ...read }).toArray()
+      const docs = await col.find(filter, { projection: SCAN_PROJECTION, sort: { _id: 1 }, limit, ...read }).toArray()
       return docs.map(toRow)
     }
   }

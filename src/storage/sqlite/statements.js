@@ -60,9 +60,13 @@ function forWriter (r, known, storedMs, forwardTo) {
   return { id: r.id, newId: r.newId === true, body: packBody(r.body), voiding: r.voiding, ref: r.ref, timestampFromStored: r.timestampFromStored, attachments: r.attachments, terms, storedMs, store: r.store || 0, ...(upstreams.length && { upstreams }) }
 }
 
+// `voided` where the query read it (scan: a CSV export leaves voided
+// statements out).
 function toRow (r) {
   const stored = typeof r.stored_ms === 'number' ? new Date(r.stored_ms) : storedOf(r.seq)
-  return { id: blobToId(r.id), body: unpackBody(r.body), stored, timestampFromStored: r.ts === 1, position: String(r.seq) }
+  const row = { id: blobToId(r.id), body: unpackBody(r.body), stored, timestampFromStored: r.ts === 1, position: String(r.seq) }
+  if (r.voided !== undefined) row.voided = r.voided === 1
+  return row
 }
 
 // The postings of one term (seq >= ? and <= ?) from every term table, in
@@ -205,7 +209,7 @@ function statementsRepository (db, { writer, fewPostings: maxPostings = FEW_POST
   // (a store's term ids, negative, are decoded here: store-terms.js)
   const hourTerms = db.prepare('SELECT term AS id, sum(count) AS count FROM hourly_terms WHERE hour BETWEEN ? AND ? GROUP BY term HAVING count > 0')
   const termString = db.prepare('SELECT term FROM terms WHERE id = ?').pluck()
-  const scanRows = db.prepare('SELECT seq, id, ts, body, stored_ms FROM statements WHERE seq > ? AND seq <= ? AND store IS NULL ORDER BY seq LIMIT ?') // the default store's (scan)
+  const scanRows = db.prepare('SELECT seq, id, ts, body, stored_ms, voided FROM statements WHERE seq > ? AND seq <= ? AND store IS NULL ORDER BY seq LIMIT ?') // the default store's (scan)
   const spilledSeq = db.prepare('SELECT seq FROM statements WHERE stored_ms IS NOT NULL AND stored_ms <= ? ORDER BY stored_ms DESC, seq DESC LIMIT 1').pluck()
 
   // The last seq of what was stored at or before `ms`, for since and
@@ -216,9 +220,10 @@ function statementsRepository (db, { writer, fewPostings: maxPostings = FEW_POST
     return spilled === undefined ? lastSeqOf(ms) : Math.max(lastSeqOf(ms), spilled)
   }
 
-  function rowsBySeq (seqs) {
+  // `voided`: read the flag too (scan)
+  function rowsBySeq (seqs, { voided = false } = {}) {
     if (!seqs.length) return []
-    const rows = prepared(`SELECT seq, id, ts, body, stored_ms FROM statements WHERE seq IN (${placeholders(seqs.length)})`).all(seqs)
+    const rows = prepared(`SELECT seq, id, ts, body, stored_ms${voided ? ', voided' : ''} FROM statements WHERE seq IN (${placeholders(seqs.length)})`).all(seqs)
     const bySeq = new Map(rows.map((r) => [r.seq, r]))
     return seqs.map((s) => bySeq.get(s)).filter(Boolean).map(toRow)
   }
@@ -339,9 +344,9 @@ function statementsRepository (db, { writer, fewPostings: maxPostings = FEW_POST
 
     erase: (ids) => writer.call('statementsErase', ids),
 
-    // Every statement (voided ones too) stored after `since` and at or
-    // before `until`, in stored order, from the keyset position `after`
-    // (export, retention, delete by range).
+    // Every statement (voided ones too, each row's `voided` says) stored
+    // after `since` and at or before `until`, in stored order, from the
+    // keyset position `after` (export, retention, delete by range).
     // `store`: its number (0, the default store).
     // A store's statements are its store term's rows, as for an unfiltered
     // query (store-terms.js): walking the table instead read every other
@@ -350,7 +355,7 @@ function statementsRepository (db, { writer, fewPostings: maxPostings = FEW_POST
       const low = Math.max(after === null ? -1 : Number(after), since === null ? -1 : lastSeqAt(since.getTime())) // exclusive
       const high = until === null ? Number.MAX_SAFE_INTEGER : lastSeqAt(until.getTime())
       const storeTerm = termId(STORE_TERM)
-      const termRows = (term, from, n) => term === undefined || n <= 0 || from >= high ? [] : rowsBySeq(postings.ASC.all(...termRange(term, from + 1, high), n))
+      const termRows = (term, from, n) => term === undefined || n <= 0 || from >= high ? [] : rowsBySeq(postings.ASC.all(...termRange(term, from + 1, high), n), { voided: true })
       if (store) return termRows(termIn(store, storeTerm), low, limit)
       // the default store: the table up to the last seq before it had the term, its term's rows after
       const from = defaultFrom()
