@@ -19,6 +19,7 @@ const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
 const crypto = require('node:crypto')
+const http = require('node:http')
 const { parseArgs } = require('node:util')
 const { execFileSync } = require('node:child_process')
 const { startStore } = require('./store')
@@ -38,10 +39,18 @@ const median = (values) => { const s = values.filter((v) => v !== null && v !== 
 const basic = ({ user, password }) => 'Basic ' + Buffer.from(`${user}:${password}`).toString('base64')
 
 async function admin (lrs, method, url, body, auth = ADMIN) {
-  const res = await fetch(lrs.url + url, { method, headers: { Authorization: basic(auth), 'Content-Type': 'application/json' }, body: JSON.stringify(body) })
+  const res = await fetch(lrs.url + url, { method, headers: { Authorization: basic(auth), 'Content-Type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) })
   const text = await res.text()
   if (res.status >= 300) throw new Error(`${method} ${url} answered ${res.status}: ${text}`)
   return JSON.parse(text)
+}
+
+// A GET on a connection of its own (PM2 hands each new connection to the
+// next worker; fetch would keep one open to one worker).
+function freshGet (url, auth) {
+  return new Promise((resolve, reject) => {
+    http.get(url, { agent: false, headers: { Authorization: basic(auth) } }, (res) => { res.resume(); res.on('end', resolve) }).on('error', reject)
+  })
 }
 
 async function run ({ forwarding, stores, rate, seconds, verb, engine, offset }) {
@@ -62,6 +71,10 @@ async function run ({ forwarding, stores, rate, seconds, verb, engine, offset })
       hosts.push({ name: id, url: lrs.url, auth })
       if (target) await admin(lrs, 'POST', '/admin/forwarders', { name: 'warehouse', target: { kind: 'webhook', url: target.url, secrets: [target.secret] }, filter: { verb: ADL + verb } }, auth)
     }
+    // each credential's secret checked once by every worker before the
+    // load, with forwarders or not (a first check is a scrypt: 200 of them
+    // during the load cost the runs without forwarders 429s)
+    for (let k = 0; k < 4; k++) for (const h of hosts) await freshGet(lrs.url + '/admin/forwarders', h.auth)
     await sleep(3000) // every worker has them within LRS_CREDENTIAL_POLL_MS
     const verbOf = new Map()
     const load = steadyLoad({
