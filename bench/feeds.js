@@ -86,7 +86,7 @@ async function run ({ feeds, unfiltered, rate, seconds, engine, offset }) {
     await sleep(3000) // the last events on their way
     clearInterval(sampler)
     sample()
-    const out = { feeds, unfiltered, offered: rate, acknowledged: load.acknowledged.size, acknowledgedPerSecond: Math.round(load.acknowledged.size / elapsed), statuses: countBy(load.answers.map((a) => a.status)), workerRssMiB: { first: memory[0], last: memory[memory.length - 1], max: Math.max(...memory) } }
+    const out = { feeds, unfiltered, offered: rate, acknowledged: load.acknowledged.size, acknowledgedPerSecond: Math.round(load.acknowledged.size / elapsed), statuses: countBy(load.answers.map((a) => a.status)), workerRssMiB: { first: memory[0], last: memory[memory.length - 1], max: Math.max(...memory), every2s: memory } }
     if (readers) {
       const report = await readers.report()
       const acknowledged = [...load.acknowledged]
