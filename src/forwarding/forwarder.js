@@ -26,6 +26,11 @@ const { BoundedMap } = require('../lib/bounded-map')
 
 const BATCH = 100
 const IDLE_MS = 500
+// A delivery of less than half a batch waits this long before the next:
+// a loop that went round as soon as it had sent posted ~47 statements at
+// a time at 1,650 statements/s, each round a lease, a read, a POST and a
+// removal, for each upstream. A tenth of a second fills the batches.
+const LINGER_MS = 100
 const BACKOFF_START_MS = 500
 const BACKOFF_MAX_MS = 60000
 // An entry whose statement is not stored this long after it was queued
@@ -326,6 +331,7 @@ function createForwarder ({ upstreams, timeoutMs, outbox, statements, logger, ho
       }
       if (!sent && !wait) await notes.idle(upstream.id)
       if (!sent || wait) await sleep(wait || IDLE_MS)
+      else if (sent < (upstream.batchSize || BATCH) / 2) await sleep(LINGER_MS)
     }
     await payOwed(owed).catch(() => {})
   }
