@@ -349,6 +349,14 @@ function schemas () {
       activities: { type: 'array', items: object({ activity: { type: 'string' }, count: { type: 'integer', minimum: 0 } }, ['activity', 'count']) },
       credentials: { type: 'array', items: object({ key: { type: ['string', 'null'] }, count: { type: 'integer', minimum: 0 } }, ['key', 'count']) }
     }, ['since', 'until', 'total', 'hours', 'verbs', 'activities', 'credentials']),
+    SavedReport: object({
+      id: { type: 'string' },
+      name: { type: 'string' },
+      report: { type: 'object', description: 'The report, as POST /admin/reports/run takes it.' },
+      revision: { type: 'integer', description: 'Moves on every change; the ETag is "r<revision>".' },
+      createdAt: { type: 'string', format: 'date-time' },
+      updatedAt: { type: 'string', format: 'date-time' }
+    }, ['id', 'name', 'report', 'revision', 'createdAt', 'updatedAt']),
     ReportAnswer: object({
       columns: { type: 'array', items: { type: 'string' }, description: 'The groups\' dimensions, then the measures (or the shape\'s columns).' },
       rows: { type: 'array', items: { type: 'array', items: { type: ['string', 'number', 'boolean', 'null'] } }, description: 'One per group, in columns\' order: along the time bucket when there is one, else largest first measure first.' },

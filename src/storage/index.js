@@ -32,6 +32,10 @@
 //                create({ id, store, definition }) (false: no such store),
 //                replace({ id, store, revision, definition }) -> 'changed' | 'moved' | 'missing',
 //                remove({ id, store, upstream }) (its queue and dead letters with it)
+//   savedReports list({ store }), get({ id, store }) -> { id, store, revision, name,
+//                definition, createdAt, updatedAt } | null, create({ id, store, name,
+//                definition }) (false: no such store), replace({ id, store, revision, name,
+//                definition }) -> 'changed' | 'moved' | 'missing', remove({ id, store })
 // and kind ('sqlite' | 'mongodb'), ready (a promise), ping(), close(),
 // writerRestarting() (true while writes wait for a writer being replaced).
 // Engine failures reach callers as

@@ -16,6 +16,7 @@ const { settingsRepository } = require('./settings')
 const { consoleSessionsRepository } = require('./console-sessions')
 const { storesRepository } = require('./stores')
 const { forwardersRepository } = require('./forwarders')
+const { savedReportsRepository } = require('./saved-reports')
 const { startStorePurge } = require('./store-purge')
 
 function openMongoStorage (config, logger, { monitorCommands = false, hooks = {} } = {}) {
@@ -35,7 +36,8 @@ function openMongoStorage (config, logger, { monitorCommands = false, hooks = {}
     settings: settingsRepository(db, options),
     consoleSessions: consoleSessionsRepository(db, options),
     stores: storesRepository(db, options),
-    forwarders: forwardersRepository(db, options)
+    forwarders: forwardersRepository(db, options),
+    savedReports: savedReportsRepository(db, options)
   }
   // When the LRS first made this database's data, recorded once it answers
   // (stores.js) and before the storage says it is ready: done after, its

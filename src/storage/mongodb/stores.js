@@ -128,6 +128,7 @@ function storesRepository (db, { queryTimeoutMs }) {
       await insertManyReportingDuplicates(col, [{ ...kept, _id: deletedId(store.number, id), deletedAt: new Date() }])
       await db.collection('credentials').deleteMany({ store: store.number })
       await db.collection('forwarders').deleteMany({ store: store.number })
+      await db.collection('saved_reports').deleteMany({ store: store.number })
       // its own upstreams' entries (the LRS-wide ones' go as the forwarder finds their statements gone)
       const own = { upstream: prefixRange(storeUpstreamPrefix(store.number)) }
       await Promise.all(FORWARDING_COLLECTIONS.map((c) => db.collection(c).deleteMany(own)))

@@ -26,6 +26,7 @@ const { outboxRepository } = require('./outbox')
 const { settingsRepository } = require('./settings')
 const { consoleSessionsRepository } = require('./console-sessions')
 const { forwardersRepository } = require('./forwarders')
+const { savedReportsRepository } = require('./saved-reports')
 const { storesRepository } = require('./stores')
 
 // `hooks.walLimitBytes`, `hooks.mergeStatements`, `hooks.middleStatements`,
@@ -70,7 +71,8 @@ function openSqliteStorage (config, logger, { hooks = {} } = {}) {
     settings: settingsRepository(db, options),
     consoleSessions: consoleSessionsRepository(db, options),
     stores: storesRepository(db, options),
-    forwarders: forwardersRepository(db, options)
+    forwarders: forwardersRepository(db, options),
+    savedReports: savedReportsRepository(db, options)
   }
   return {
     kind: 'sqlite',

@@ -309,6 +309,20 @@ CREATE TABLE IF NOT EXISTS forwarders (
   updated_ms INTEGER NOT NULL
 );
 
+-- Saved reports (src/reports/, /admin/reports): a store's report
+-- definitions, run by id. \`revision\`: + 1 on every change. A table an
+-- older LRS ignores.
+CREATE TABLE IF NOT EXISTS saved_reports (
+  id TEXT PRIMARY KEY,
+  store INTEGER NOT NULL,
+  revision INTEGER NOT NULL,
+  name TEXT NOT NULL,
+  definition TEXT NOT NULL,
+  created_ms INTEGER NOT NULL,
+  updated_ms INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS saved_reports_store ON saved_reports (store, name);
+
 -- The console's sign-in sessions (src/console/sso/): keyed by the SHA-256
 -- of the cookie's value, never the value. A table an older LRS ignores.
 CREATE TABLE IF NOT EXISTS console_sessions (
@@ -515,7 +529,7 @@ const SCHEMA_WAIT_MS = 30 * 60000
 
 function makeSchema (db, logger) {
   // (a table added without a new version, such as forwarders, is made by the schema's script)
-  if (db.pragma('user_version', { simple: true }) === VERSION && tableIn(db, 'idx', 'index_copy') && tableIn(db, 'main', 'forwarders') && dictionaryWhole(db) && indexIn(db, TARGETED_INDEX)) return
+  if (db.pragma('user_version', { simple: true }) === VERSION && tableIn(db, 'idx', 'index_copy') && tableIn(db, 'main', 'forwarders') && tableIn(db, 'main', 'saved_reports') && dictionaryWhole(db) && indexIn(db, TARGETED_INDEX)) return
   const busy = db.pragma('busy_timeout', { simple: true })
   const started = Date.now()
   db.pragma(`busy_timeout = ${SCHEMA_WAIT_MS}`)

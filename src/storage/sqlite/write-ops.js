@@ -22,6 +22,8 @@
 //                           credentialRemove, sessionCreate, sessionTouch,
 //                           sessionRemove
 //   write-settings.js       leaseTake, settingReplace, settingGetOrCreate
+//   write-reports.js        savedReportCreate, savedReportReplace,
+//                           savedReportRemove
 //
 // What they share (write-context.js): the term dictionary, the stored ids,
 // the recent buffer in use, the pending (term, seq) rows and the hooks
@@ -36,8 +38,9 @@ const { forwardingWrites } = require('./write-forwarding')
 const { documentWrites } = require('./write-documents')
 const { credentialWrites } = require('./write-credentials')
 const { settingWrites } = require('./write-settings')
+const { reportWrites } = require('./write-reports')
 
-const GROUPS = [statementWrites, deletionWrites, storeWrites, forwardingWrites, documentWrites, credentialWrites, settingWrites]
+const GROUPS = [statementWrites, deletionWrites, storeWrites, forwardingWrites, documentWrites, credentialWrites, settingWrites, reportWrites]
 
 // Operations that leave the transaction's pending index rows and counts
 // where they are (write-context.js, pending): storeBatch adds to them; a

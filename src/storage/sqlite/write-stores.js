@@ -61,6 +61,7 @@ function storeWrites (ctx) {
       db.prepare('UPDATE stores SET id = ?, deleted_at = ?, forward_urls = NULL WHERE number = ?').run(deletedId(store.number, id), Date.now(), store.number)
       db.prepare('DELETE FROM credentials WHERE store = ?').run(store.number)
       db.prepare('DELETE FROM forwarders WHERE store = ?').run(store.number)
+      db.prepare('DELETE FROM saved_reports WHERE store = ?').run(store.number)
       dropStoreForwarding(db, store.number)
       credentialsChanged(db) // also for a store without credentials: workers forget the tokens of it (bearer-tokens.js)
       return true
