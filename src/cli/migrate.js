@@ -21,6 +21,7 @@ const PHASE_NAMES = {
   stores: 'stores',
   credentials: 'credentials',
   forwarders: 'forwarders',
+  savedReports: 'saved reports',
   documents: 'documents',
   attachments: 'attachments',
   statements: 'statements',

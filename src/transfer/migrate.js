@@ -26,7 +26,7 @@ const { storedRecord } = require('../resources/statements/statement-record')
 const { storageRecord, storeOf } = require('../stores/store-keys')
 const { useMboxCase } = require('../resources/agents/agent-keys')
 
-const PHASES = ['settings', 'stores', 'credentials', 'forwarders', 'documents', 'attachments', 'statements', 'pendingFlags', 'outbox', 'deadLetters']
+const PHASES = ['settings', 'stores', 'credentials', 'forwarders', 'savedReports', 'documents', 'attachments', 'statements', 'pendingFlags', 'outbox', 'deadLetters']
 // Rows a chunk (attachments are up to the request body limit each), and
 // chunks written at once. Into FerretDB on 2 cores (20,000 statements, four
 // alternations): chunks of 500 to 2,000 within noise of each other (4,000:
@@ -56,6 +56,7 @@ function phases (source, target, live) {
     stores: { all: () => source.stores(), write: (rows) => target.writeStores(rows) },
     credentials: { all: () => source.credentials(), keep: (c) => live.has(c.store), write: (rows) => target.writeCredentials(rows) },
     forwarders: { all: () => source.forwarders(), keep: (f) => live.has(f.store), write: (rows) => target.writeForwarders(rows) },
+    savedReports: { all: () => source.savedReports(), keep: (r) => live.has(r.store), write: (rows) => target.writeSavedReports(rows) },
     documents: { page: (after, limit) => source.documents({ after, limit }), keep: (d) => d.store === null || live.has(d.store), write: (rows) => target.writeDocuments(rows) },
     attachments: { page: (after, limit) => source.attachments({ after, limit }), keep: (a) => liveKey(a.sha2), write: (rows) => target.writeAttachments(rows) },
     statements: {
@@ -250,6 +251,8 @@ async function verifyMigration ({ source, target, limits = {}, onProgress = () =
 
   const forwarderFields = (a, b) => ({ store: [a.store, b.store], revision: [a.revision, b.revision], definition: [a.definition, b.definition], createdAt: [ms(a.createdAt), ms(b.createdAt)], updatedAt: [ms(a.updatedAt), ms(b.updatedAt)] })
   compareWhole('forwarders', source.forwarders().filter((f) => live.has(f.store)), await target.forwarders(), (f) => f.id, forwarderFields, (f) => `forwarder ${f.id}`)
+  const savedReportFields = (a, b) => ({ ...forwarderFields(a, b), name: [a.name, b.name] })
+  compareWhole('saved reports', source.savedReports().filter((r) => live.has(r.store)), await target.savedReports(), (r) => r.id, savedReportFields, (r) => `saved report ${r.id}`)
 
   const pending = kind('pendingFlags')
   const flags = source.pendingFlags().filter((p) => liveKey(p.id))

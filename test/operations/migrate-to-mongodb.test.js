@@ -108,6 +108,8 @@ async function snapshot (lrs, data) {
     s.deadLetters = (await ok(await admin('/admin/forwarding/dead-letters'))).deadLetters.sort((a, b) => a.id.localeCompare(b.id))
     s.upstreams = (await ok(await admin('/admin/forwarding/upstreams'))).upstreams.map((u) => ({ id: u.id, forwards: u.forwards, queued: u.queued, oldestEnqueuedAt: u.oldestEnqueuedAt, deadLetters: u.deadLetters }))
     s.forwarders = (await ok(await admin('/admin/forwarders'))).forwarders.map(({ delivery, ...f }) => ({ ...f, queued: delivery.queued, oldestQueuedAt: delivery.oldestQueuedAt }))
+    s.savedReports = (await ok(await admin('/admin/reports'))).reports
+    s.savedReportRuns = await Promise.all(s.savedReports.map(async (r) => (await ok(await admin(`/admin/reports/${r.id}/run`, { method: 'POST' }))).rows))
     shot.stores[store.id] = s
   }
   return shot
@@ -148,6 +150,8 @@ async function fill () {
   // a forwarder of acme's own, paused: its voiding statements wait in its queue
   const mirror = { name: 'mirror', target: { kind: 'lrs', url: down.url.replace('fwd:pw@', '') }, filter: { verb: VOIDED }, paused: true, batchSize: 7 }
   await ok(await lrs.http('/admin/forwarders', { method: 'POST', auth: stores[1].admin, body: mirror }), 201)
+  // a saved report of acme's: the same figures after the move
+  await ok(await lrs.http('/admin/reports', { method: 'POST', auth: stores[1].admin, body: { name: 'per verb', report: { groupBy: ['verb'], measures: ['statements', 'learners'] } } }), 201)
   const shared = crypto.randomUUID() // the same statement id in both stores
   const learner = { objectType: 'Agent', mbox: 'mailto:Ada.Lovelace@Example.COM' }
   for (const store of stores) {
@@ -229,7 +233,11 @@ test('lrs migrate moves a SQLite LRS into MongoDB: every resource the same throu
     assert.deepEqual(a.deadLetters, b.deadLetters, `${store.id}: dead letters`)
     assert.deepEqual(a.upstreams, b.upstreams, `${store.id}: forwarding queues`)
     assert.deepEqual(a.forwarders, b.forwarders, `${store.id}: forwarders, with their queues`)
+    assert.deepEqual(a.savedReports, b.savedReports, `${store.id}: saved reports`)
+    assert.deepEqual(a.savedReportRuns, b.savedReportRuns, `${store.id}: saved reports' figures`)
   }
+  assert.equal(before.stores.acme.savedReports.length, 1)
+  assert.ok(before.stores.acme.savedReportRuns[0].length > 0)
   assert.deepEqual(before.stores.acme.forwarders.map((f) => [f.name, f.state, f.queued]), [['mirror', 'paused', 3]])
   assert.equal(before.stores.default.deadLetters.length, 56)
   assert.ok(before.stores.acme.upstreams.some((u) => u.queued === 28))

@@ -27,7 +27,7 @@ const STORE_COUNTER = 'store_numbers' // stores.js
 const FERRET_UPSERTS = 50
 const UPSERTS = 1000
 // Collections that hold data; settings and locks are the LRS's own.
-const DATA = ['statements', 'documents', 'attachments', 'credentials', 'stores', 'forwarders', 'forward_outbox', 'forward_dead_letters']
+const DATA = ['statements', 'documents', 'attachments', 'credentials', 'stores', 'forwarders', 'saved_reports', 'forward_outbox', 'forward_dead_letters']
 
 // one outbox document per entry: written again after a stop, it finds its _id taken
 const entryId = (e) => `${e.upstream} ${e.statementId}` // outbox.js
@@ -100,6 +100,7 @@ function openMongoMigrationTarget (config, logger) {
     },
     // as forwarders.js keeps them (secrets sealed under LRS_SECRETS_KEY, whatever the engine)
     writeForwarders: (list) => replaceAll('forwarders', list.map((f) => ({ _id: f.id, store: f.store, revision: f.revision, definition: f.definition, createdAt: f.createdAt, updatedAt: f.updatedAt }))),
+    writeSavedReports: (list) => replaceAll('saved_reports', list.map((r) => ({ _id: r.id, store: r.store, revision: r.revision, name: r.name, definition: r.definition, createdAt: r.createdAt, updatedAt: r.updatedAt }))),
     writeCredentials: (list) => replaceAll('credentials', list.map((c) => ({
       _id: c.key, secretHash: c.secretHash, scopes: c.scopes, store: c.store, createdAt: c.createdAt, ...(c.lastUsedAt && { lastUsedAt: c.lastUsedAt })
     }))),
@@ -161,6 +162,9 @@ function openMongoMigrationTarget (config, logger) {
     },
     async forwarders () {
       return (await col('forwarders').find({}, read).sort({ _id: 1 }).toArray()).map((r) => ({ id: r._id, store: r.store, revision: r.revision, definition: r.definition, createdAt: r.createdAt, updatedAt: r.updatedAt }))
+    },
+    async savedReports () {
+      return (await col('saved_reports').find({}, read).sort({ _id: 1 }).toArray()).map((r) => ({ id: r._id, store: r.store, revision: r.revision, name: r.name, definition: r.definition, createdAt: r.createdAt, updatedAt: r.updatedAt }))
     },
     async credentials () {
       return (await col('credentials').find({}, read).sort({ _id: 1 }).toArray()).map((r) => ({

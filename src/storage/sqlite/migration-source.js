@@ -160,6 +160,12 @@ function openSqliteMigrationSource (config, logger, { lock = true } = {}) {
         id: r.id, store: r.store, revision: r.revision, definition: JSON.parse(r.definition), createdAt: new Date(r.created_ms), updatedAt: new Date(r.updated_ms)
       }))
     },
+    // Saved reports (src/reports/, /admin/reports).
+    savedReports () {
+      return db.prepare('SELECT * FROM saved_reports ORDER BY id').all().map((r) => ({
+        id: r.id, store: r.store, revision: r.revision, name: r.name, definition: JSON.parse(r.definition), createdAt: new Date(r.created_ms), updatedAt: new Date(r.updated_ms)
+      }))
+    },
     // Documents by key after `after` (a key; null: from the first).
     documents ({ after = null, limit }) {
       return db.prepare('SELECT * FROM documents WHERE key > ? ORDER BY key LIMIT ?').all(after ?? '', limit).map(documentRow)
