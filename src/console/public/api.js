@@ -76,8 +76,9 @@ export class ApiError extends Error {
 // instead of the one chosen in the header, or null for what is the whole
 // LRS's (the Stores page: the chosen store would be the calling
 // credential's own, which it may not delete); `file`: a File (or Blob)
-// sent as it is, of type `type`; `asBlob`: the answer as a Blob (a download).
-export async function api (path, { method = 'GET', query, body, asText = false, store: inStore = store, file, type, asBlob = false } = {}) {
+// sent as it is, of type `type`; `asBlob`: the answer as a Blob (a download);
+// `accept`: the Accept header (text/csv: a report's CSV).
+export async function api (path, { method = 'GET', query, body, asText = false, store: inStore = store, file, type, asBlob = false, accept } = {}) {
   const url = new URL(path, window.location.origin)
   for (const [k, v] of Object.entries(query || {})) if (v !== undefined && v !== '') url.searchParams.set(k, v)
   const headers = { 'X-Experience-API-Version': '2.0.0' }
@@ -86,6 +87,7 @@ export async function api (path, { method = 'GET', query, body, asText = false, 
   if (session && inStore) headers['X-LRS-Store'] = inStore
   if (body !== undefined) headers['Content-Type'] = 'application/json'
   if (file !== undefined) headers['Content-Type'] = type
+  if (accept) headers.Accept = accept
   const sent = file !== undefined ? file : body === undefined ? undefined : JSON.stringify(body)
   const res = await fetch(url, { method, headers, body: sent, credentials: session && session.csrf ? 'same-origin' : 'omit', cache: 'no-store' })
   if (asBlob && res.ok) return res.blob()

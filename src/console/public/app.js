@@ -14,6 +14,9 @@ const PAGES = {
   erasure: () => import('./pages/erasure.js'),
   forwarding: () => import('./pages/forwarding.js'),
   forwarders: () => import('./pages/forwarders.js'),
+  reports: () => import('./pages/reports.js'),
+  report: () => import('./pages/report.js'), // #/reports/<id>
+  dashboard: () => import('./pages/dashboard.js'),
   stores: () => import('./pages/stores.js')
 }
 const HOME = 'overview'
@@ -22,10 +25,22 @@ const main = document.getElementById('main')
 const signInForm = document.getElementById('sign-in')
 const signInPage = [...main.childNodes]
 
+// { name: the page, path: what the address names (reports/<id> for the
+// page `report`), id, params }
 function route () {
-  const [name, query = ''] = window.location.hash.replace(/^#\/?/, '').split('?')
-  return { name: PAGES[name] ? name : HOME, params: new URLSearchParams(query) }
+  const [path, query = ''] = window.location.hash.replace(/^#\/?/, '').split('?')
+  const params = new URLSearchParams(query)
+  const saved = /^reports\/([^/]+)$/.exec(path)
+  if (saved) {
+    let id
+    try { id = decodeURIComponent(saved[1]) } catch { id = saved[1] }
+    return { name: 'report', path, id, params }
+  }
+  const name = PAGES[path] && path !== 'report' ? path : HOME
+  return { name, path: name, id: null, params }
 }
+// The navigation's entry of a page (a report's page is under Reports).
+const navOf = (name) => (name === 'report' ? 'reports' : name)
 
 // The store the address names, chosen if it is not; an address without
 // one (a page's own link, the navigation) stays in the chosen store and
@@ -61,9 +76,9 @@ function followStore (view, name, params) {
 
 async function render () {
   if (!signedInKey()) return
-  const { name, params } = route()
+  const { name, path, id, params } = route()
   for (const a of document.querySelectorAll('#nav a')) {
-    if (a.getAttribute('href') === '#/' + name) a.setAttribute('aria-current', 'page')
+    if (a.getAttribute('href') === '#/' + navOf(name)) a.setAttribute('aria-current', 'page')
     else a.removeAttribute('aria-current')
   }
   // Each render gets an element of its own: a page still waiting for the
@@ -71,14 +86,14 @@ async function render () {
   // never over the page chosen after it.
   const view = el('div', { class: 'page' })
   show(main, view)
-  if (!followStore(view, name, params)) return
+  if (!followStore(view, path, params)) return
   if (name === 'stores' && !managesStores()) {
     show(view, el('h1', {}, 'Stores'), el('p', { class: 'error', role: 'alert' }, 'The Stores page needs a credential with the scope ', el('code', {}, 'stores/admin'), '.'))
     return
   }
   try {
     const page = await PAGES[name]()
-    await page.render(view, params)
+    await page.render(view, params, { id })
   } catch (err) {
     show(view, el('h1', {}, 'Error'), el('p', { class: 'error', role: 'alert' }, err.message))
   }
@@ -161,7 +176,7 @@ window.addEventListener('stores-changed', () => offerStores({ keep: true }))
 // statement (they were that store's).
 document.getElementById('store').addEventListener('change', (event) => {
   chooseStore(event.target.value)
-  const hash = '#/' + route().name + (event.target.value ? '?store=' + encodeURIComponent(event.target.value) : '')
+  const hash = '#/' + navOf(route().name) + (event.target.value ? '?store=' + encodeURIComponent(event.target.value) : '')
   if (window.location.hash === hash) render()
   else window.location.hash = hash // renders
 })
