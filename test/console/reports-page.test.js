@@ -17,6 +17,7 @@ const { startLrs, ADMIN } = require('../helpers/lrs')
 const { statement } = require('../helpers/statements')
 const { until } = require('../helpers/wait')
 const { browserSkip, launchBrowser, watchedPage, accessibilityProblems } = require('../helpers/browser')
+const { DIMENSIONS, MEASURES } = require('../../src/reports/report-definition')
 
 const HOSTILE_NAME = '<img src=x onerror="window.__pwned = \'name\'; alert(1)"><b>by verb</b>'
 const COMPLETED = 'http://adlnet.gov/expapi/verbs/completed'
@@ -70,6 +71,9 @@ test('the Reports pages', { skip: browserSkip() }, async (t) => {
     await page.waitForSelector('#no-reports')
     assert.equal(await textOf(page, 'main h1'), 'Reports')
     assert.equal(await page.$eval('#nav a[href="#/reports"]', (a) => a.getAttribute('aria-current')), 'page')
+    // the form offers what the server takes: its lists are the definition's (kept in step by hand)
+    assert.deepEqual(await page.$$eval('#create-report select[name=groupBy1] option', (os) => os.map((o) => o.value).filter(Boolean)), DIMENSIONS)
+    assert.deepEqual(await page.$$eval('#create-report input[name=measure]', (is) => is.map((i) => i.value)), MEASURES)
     // the API's refusal, as its message
     await fill(page, '#create-report input[name=name]', 'bad')
     await page.click('#create-report input[name=measure][value=statements]')
