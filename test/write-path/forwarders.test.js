@@ -281,7 +281,7 @@ test('a forwarder shows how its delivery goes, from the notes of whichever worke
   assert.match(d.lastError, /^upstream unreachable \(ECONNREFUSED\)$/)
 })
 
-test('a forwarder changed while statements flow (another target, another secret, a filter) loses none: each reaches the old target or the new, signed with a secret it knows; those stored after the change, the new alone', async (t) => {
+test('a forwarder changed while statements flow (another target, another secret, a filter) loses none: each reaches the old target or the new, signed with a secret it knows; those stored well after the change, the new alone', async (t) => {
   const first = await webhookReceiver()
   const second = await webhookReceiver()
   t.after(() => Promise.all([first.close(), second.close()]))
@@ -309,8 +309,10 @@ test('a forwarder changed while statements flow (another target, another secret,
   const after = posted.slice(changedAt)
   const completions = new Set(after.filter((_, i) => (changedAt + i) % 2 === 0))
   const everywhere = () => new Set([...first.ids(), ...second.ids()])
-  // every statement stored before the change arrives somewhere; after it, the completions arrive at the new target
-  assert.ok(await until(() => { const got = everywhere(); return posted.slice(0, changedAt).every((id) => got.has(id)) && [...completions].every((id) => second.ids().includes(id)) }), 'none lost')
+  // every statement stored before the change arrives somewhere, and every completion after it (a batch
+  // the old loop leased just before it saw the change still goes to the old target); the last ones, to the new
+  assert.ok(await until(() => { const got = everywhere(); return posted.slice(0, changedAt).every((id) => got.has(id)) && [...completions].every((id) => got.has(id)) }, { within: 60000 }), 'none lost')
+  assert.ok(second.ids().includes([...completions].pop()), 'the last completion reached the new target')
   assert.ok(first.deliveries.every((d) => d.verified) && second.deliveries.every((d) => d.verified), 'every delivery verified by its receiver')
   const late = after.filter((id) => !completions.has(id))
   // the filter applies to statements stored once every worker has the change (within a poll): the last ones
