@@ -68,9 +68,14 @@ function statementTails ({ config, statementReader, moreCursor, logger }) {
   function startTail (key, { store, scopeStore }) {
     const tail = {
       subscribers: new Set(),
-      // where it reads from next: after `last` (a row), or what is stored after `since`
+      // where it reads from next: after `last` (a row), or what is stored
+      // after `since`. A statement's stored time is stamped before its write,
+      // which may commit later than a tail starts: `since` is the margin
+      // back within which every statement is visible (write-batch.js
+      // restamps one that is not), on SQLite too; once it has read a row
+      // the tail goes on by position, which commits follow.
       last: null,
-      since: new Date(Date.now() - behindMs),
+      since: new Date(Date.now() - config.consistencyMarginMs - config.clockSkewMs),
       wake: null,
       handed: order.visibleInStoredOrder ? null : new BoundedMap(RECENT_IDS)
     }
