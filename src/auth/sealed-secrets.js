@@ -50,7 +50,7 @@ function sealedSecrets ({ current, old = '' }) {
     },
     // The secret, or throws (a key no longer known, a damaged value).
     open (sealed) {
-      if (!String(sealed).startsWith(PREFIX)) throw new Error('not a sealed secret')
+      if (!isSealed(sealed)) throw new Error('not a sealed secret')
       const [id, iv, tag, ciphertext] = sealed.slice(PREFIX.length).split(':')
       const k = keys.get(id)
       if (!k) throw new Error(`the secret was sealed with key ${id}, which neither LRS_SECRETS_KEY nor LRS_SECRETS_OLD_KEYS holds`)
@@ -63,4 +63,7 @@ function sealedSecrets ({ current, old = '' }) {
   }
 }
 
-module.exports = { sealedSecrets, keyProblem, parseKey }
+// Whether `value` is a sealed secret (else: kept as it was given).
+const isSealed = (value) => String(value).startsWith(PREFIX)
+
+module.exports = { sealedSecrets, keyProblem, parseKey, isSealed, SEALED_PREFIX: PREFIX }

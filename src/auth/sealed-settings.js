@@ -7,12 +7,10 @@
 // without a key, or by an older LRS, reads as it is, and `lrs secrets
 // reseal` seals it.
 
-const SEALED = 'sealed:'
+const { isSealed } = require('./sealed-secrets')
 
 // The names of the settings kept this way (whole names, or prefixes ending in ':').
 const SECRET_SETTINGS = ['more-cursor-key', 'token-signing-key:']
-
-const isSealedValue = (value) => String(value).startsWith(SEALED)
 
 // `settings` (the storage's) with getOrCreate sealing what it creates and
 // opening what it reads (throws where the key that sealed it is not held).
@@ -20,9 +18,9 @@ function sealedSettings (settings, sealed) {
   return {
     async getOrCreate (name, value) {
       const stored = await settings.getOrCreate(name, sealed.available ? sealed.seal(value) : value)
-      return isSealedValue(stored) ? sealed.open(stored) : stored
+      return isSealed(stored) ? sealed.open(stored) : stored
     }
   }
 }
 
-module.exports = { sealedSettings, isSealedValue, SECRET_SETTINGS }
+module.exports = { sealedSettings, SECRET_SETTINGS }

@@ -13,17 +13,15 @@
 
 const { action, configOf, withStorage } = require('./common')
 const { auditLogger } = require('./audit')
-const { sealedSecrets } = require('../auth/sealed-secrets')
-const { isSealedValue, SECRET_SETTINGS } = require('../auth/sealed-settings')
+const { sealedSecrets, isSealed } = require('../auth/sealed-secrets')
+const { SECRET_SETTINGS } = require('../auth/sealed-settings')
 const { sealUpstreamUrl, openUpstreamUrl, isSealedUrl, hasPlainCredentials } = require('../forwarding/sealed-urls')
-
-const SEALED_SECRET = 'sealed:v1:'
 
 // `value` with every sealed string in it sealed under the current key;
 // `counts.resealed` counts those that were not.
 function resealDeep (value, sealed, counts) {
   if (typeof value === 'string') {
-    if (!value.startsWith(SEALED_SECRET) || sealed.current(value)) return value
+    if (!isSealed(value) || sealed.current(value)) return value
     counts.resealed++
     return sealed.seal(sealed.open(value))
   }
@@ -39,8 +37,8 @@ async function reseal (io, { dryRun }) {
   const done = { settings: 0, storeUpstreams: 0, forwarders: 0, changedMeanwhile: 0 }
   await withStorage(config, async (storage) => {
     for (const { name, value } of await storage.settings.named(SECRET_SETTINGS)) {
-      if (isSealedValue(value) && sealed.current(value)) continue
-      const plain = isSealedValue(value) ? sealed.open(value) : value
+      if (isSealed(value) && sealed.current(value)) continue
+      const plain = isSealed(value) ? sealed.open(value) : value
       if (dryRun) done.settings++
       else if (await storage.settings.replace(name, value, sealed.seal(plain))) done.settings++
       else done.changedMeanwhile++

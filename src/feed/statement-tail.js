@@ -117,7 +117,6 @@ function statementTails ({ config, statementReader, moreCursor, logger }) {
 
   return {
     behindMs,
-    itemOf,
     // Hands `subscriber` each batch of the store's new statements, in
     // stored order, from now on. Returns { isAfter(row): whether the tail
     // hands it that row (false: it was handed out before, or is not yet

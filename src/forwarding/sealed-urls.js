@@ -10,7 +10,9 @@
 // they are kept as given (a warning at start says so); a URL written by
 // an older LRS reads as it always did.
 
-const SEALED = '#sealed:'
+const { SEALED_PREFIX } = require('../auth/sealed-secrets')
+
+const SEALED = '#' + SEALED_PREFIX
 
 // The URL to store for `raw` (as a client gave it).
 function sealUpstreamUrl (raw, sealed) {

@@ -108,4 +108,4 @@ function toReport (body, { validator }) {
   }
 }
 
-module.exports = { REPORT_SCHEMA, toReport, DIMENSIONS, MEASURES, SHAPES, MAX_GROUPS }
+module.exports = { REPORT_SCHEMA, toReport, DIMENSIONS, MEASURES }

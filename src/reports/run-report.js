@@ -84,4 +84,4 @@ async function runReport (report, { statements, store, authorityKey = null, time
   }
 }
 
-module.exports = { runReport, storeQuery }
+module.exports = { runReport }

@@ -16,25 +16,12 @@ const path = require('node:path')
 const { startLrs, ADMIN } = require('../helpers/lrs')
 const { statement } = require('../helpers/statements')
 const { until } = require('../helpers/wait')
-const { browserSkip, launchBrowser, watchedPage, accessibilityProblems, overflowWidth, screenshot } = require('../helpers/browser')
+const { browserSkip, launchBrowser, watchedPage, accessibilityProblems, overflowWidth, screenshot, fill, textOf, submitSignIn } = require('../helpers/browser')
 
 const VOIDED = 'http://adlnet.gov/expapi/verbs/voided'
 const HOSTILE_NAME = '<script>window.__pwned = "name"</script>'
 const HOSTILE_DISPLAY = '<img src=x onerror="window.__pwned = \'display\'; alert(1)">'
 const HOSTILE_IRI = 'javascript:window.__pwned=1;alert(1)'
-
-async function fill (page, selector, value) {
-  await page.$eval(selector, (e) => { e.value = '' })
-  await page.type(selector, value)
-}
-
-const textOf = (page, selector) => page.$eval(selector, (e) => e.textContent)
-
-async function submitSignIn (page, key, secret) {
-  await fill(page, '#sign-in input[name=key]', key)
-  await fill(page, '#sign-in input[name=secret]', secret)
-  await page.click('#sign-in button[type=submit]')
-}
 
 test('the console in a browser', { skip: browserSkip() }, async (t) => {
   const browser = await launchBrowser()

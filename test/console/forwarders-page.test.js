@@ -16,7 +16,7 @@ const http = require('node:http')
 const { startLrs, ADMIN } = require('../helpers/lrs')
 const { statement } = require('../helpers/statements')
 const { until } = require('../helpers/wait')
-const { browserSkip, launchBrowser, watchedPage, accessibilityProblems, overflowWidth, screenshot } = require('../helpers/browser')
+const { browserSkip, launchBrowser, watchedPage, accessibilityProblems, overflowWidth, screenshot, fill, textOf, submitSignIn } = require('../helpers/browser')
 
 const KEY = crypto.randomBytes(32).toString('base64')
 const HOSTILE_NAME = '<img src=x onerror="window.__pwned = \'name\'; alert(1)"><b>hooks</b>'
@@ -56,19 +56,6 @@ async function closedPort () {
   const { port } = server.address()
   await new Promise((resolve) => server.close(resolve))
   return port
-}
-
-async function fill (page, selector, value) {
-  await page.$eval(selector, (e) => { e.value = '' })
-  await page.type(selector, value)
-}
-
-const textOf = (page, selector) => page.$eval(selector, (e) => e.textContent)
-
-async function submitSignIn (page, key, secret) {
-  await fill(page, '#sign-in input[name=key]', key)
-  await fill(page, '#sign-in input[name=secret]', secret)
-  await page.click('#sign-in button[type=submit]')
 }
 
 // A forwarder's row as a person reads it: { name, target, filter, state, 'last-error', delivered, lag, dead }.

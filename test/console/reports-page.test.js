@@ -16,7 +16,7 @@ const crypto = require('node:crypto')
 const { startLrs, ADMIN } = require('../helpers/lrs')
 const { statement } = require('../helpers/statements')
 const { until } = require('../helpers/wait')
-const { browserSkip, launchBrowser, watchedPage, accessibilityProblems } = require('../helpers/browser')
+const { browserSkip, launchBrowser, watchedPage, accessibilityProblems, fill, textOf, submitSignIn } = require('../helpers/browser')
 const { DIMENSIONS, MEASURES } = require('../../src/reports/report-definition')
 
 const HOSTILE_NAME = '<img src=x onerror="window.__pwned = \'name\'; alert(1)"><b>by verb</b>'
@@ -25,16 +25,6 @@ const EXPERIENCED = 'http://adlnet.gov/expapi/verbs/experienced'
 const ODD_VERB = 'javascript:alert(document.domain)//\u202eevil'
 const DAYS = ['2026-03-02', '2026-03-03', '2026-03-05']
 
-async function fill (page, selector, value) {
-  await page.$eval(selector, (e) => { e.value = '' })
-  await page.type(selector, value)
-}
-const textOf = (page, selector) => page.$eval(selector, (e) => e.textContent)
-async function submitSignIn (page, key, secret) {
-  await fill(page, '#sign-in input[name=key]', key)
-  await fill(page, '#sign-in input[name=secret]', secret)
-  await page.click('#sign-in button[type=submit]')
-}
 const tableRows = (page, selector) => page.$$eval(selector + ' tbody tr', (trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)))
 const asText = (rows) => rows.map((r) => r.map((v) => (v === null ? '' : String(v))))
 

@@ -93,4 +93,19 @@ async function screenshot (page, name, { fullPage = false } = {}) {
   await page.screenshot({ path: path.join(dir, name + '.png'), fullPage })
 }
 
-module.exports = { findChromium, browserSkip, launchBrowser, watchedPage, accessibilityProblems, overflowWidth, screenshot }
+// What a person does and reads on a page: types into a field (emptied
+// first), reads an element's text, signs in to the console with a key.
+async function fill (page, selector, value) {
+  await page.$eval(selector, (e) => { e.value = '' })
+  await page.type(selector, value)
+}
+
+const textOf = (page, selector) => page.$eval(selector, (e) => e.textContent)
+
+async function submitSignIn (page, key, secret) {
+  await fill(page, '#sign-in input[name=key]', key)
+  await fill(page, '#sign-in input[name=secret]', secret)
+  await page.click('#sign-in button[type=submit]')
+}
+
+module.exports = { findChromium, browserSkip, launchBrowser, watchedPage, accessibilityProblems, overflowWidth, screenshot, fill, textOf, submitSignIn }
