@@ -34,6 +34,17 @@ const WRITE_TIMEOUT_MS = 10000 // the default
 const FORWARD_TIMEOUT_MS = 5000
 const BATCH = 100 // src/forwarding/forwarder.js: statements a worker leases and posts at once
 
+// A host's log lines about the database (pino JSON), each as time, message
+// and the error's message: what to read when a host did not come back.
+function databaseLines (log) {
+  return log.split('\n').filter((line) => /database/i.test(line)).map((line) => {
+    try {
+      const entry = JSON.parse(line)
+      return `${new Date(entry.time).toISOString()} ${entry.msg} ${entry.err ? entry.err.message : ''}`
+    } catch { return line.slice(0, 300) }
+  })
+}
+
 // An upstream LRS on the test's side of the bridge: counts every statement
 // id it is sent, by the host (address) that sent it; `delayMs` holds its
 // answers, `refuse(statement)` answers 400 to the POST holding it.
@@ -428,7 +439,9 @@ test('several LRS hosts on one database (issue 55)', { skip, timeout: 300000 }, 
     } finally {
       h2.reconnect()
     }
-    assert.ok(await until(async () => (await adminApi(h2, '/health/ready', { auth: null })).status === 200, { within: 20000, every: 200 }), 'h2 ready again')
+    const back = await until(async () => (await adminApi(h2, '/health/ready', { auth: null })).status === 200, { within: 20000, every: 200 })
+    // what h2 said of the database meanwhile: CI once saw it stay unready
+    assert.ok(back, `h2 ready again; its last words on the database:\n${databaseLines(h2.log()).slice(-12).join('\n')}`)
     assert.equal((await xapi(h2, '/statements', { method: 'POST', body: statement() })).status, 200)
   })
 

@@ -91,7 +91,11 @@ function connect (config, logger, { monitorCommands = false } = {}) {
         timer = setTimeout(() => reject(new MongoNetworkTimeoutError(`the database did not answer a ping within ${PING_TIMEOUT_MS} ms`)), PING_TIMEOUT_MS)
       })
       try {
-        await Promise.race([db.command({ ping: 1 }, { maxTimeMS: PING_TIMEOUT_MS }), late])
+        // timeoutMS, not only the race: a ping given up on would otherwise
+        // keep its pooled connection until the socket timeout (35 s by
+        // default), and a readiness probe every second filled the pool
+        // with them while a host was cut off
+        await Promise.race([db.command({ ping: 1 }, { timeoutMS: PING_TIMEOUT_MS }), late])
       } finally {
         clearTimeout(timer)
       }
