@@ -22,15 +22,6 @@ function groupReport (report) {
     }
     return out
   }
-  const timeAt = dims.findIndex((d) => BUCKETS.includes(d))
-  const compareValues = (a, b) => {
-    for (let i = 0; i < a.length; i++) {
-      const x = a[i] === null ? '' : String(a[i])
-      const y = b[i] === null ? '' : String(b[i])
-      if (x !== y) return x < y ? -1 : 1
-    }
-    return 0
-  }
   return {
     columns: [...dims, ...report.measures],
     size: () => groups.size,
@@ -43,20 +34,34 @@ function groupReport (report) {
         g.measures.add(s)
       }
     },
-    rows () {
-      const list = [...groups.values()].map((g) => ({ values: g.values, statements: g.measures.statements(), measured: g.measures.values() }))
-      list.sort((a, b) => {
-        if (timeAt >= 0 && a.values[timeAt] !== b.values[timeAt]) return a.values[timeAt] < b.values[timeAt] ? -1 : 1
-        if (timeAt < 0) {
-          const x = a.measured[0]
-          const y = b.measured[0]
-          if (typeof x === 'number' && typeof y === 'number' && x !== y) return y - x
-        }
-        return compareValues(a.values, b.values)
-      })
-      return list.map((g) => [...g.values, ...g.measured])
-    }
+    rows: () => orderedRows([...groups.values()].map((g) => ({ values: g.values, measured: g.measures.values() })), report)
   }
 }
 
-module.exports = { groupReport }
+// The answer's rows from groups ({ values, measured }), in its order:
+// along the time bucket when there is one, else by the first measure,
+// largest first; then by the groups' values (rollup-report.js answers in
+// the same order).
+function orderedRows (list, report) {
+  const timeAt = report.groupBy.findIndex((d) => BUCKETS.includes(d))
+  const compareValues = (a, b) => {
+    for (let i = 0; i < a.length; i++) {
+      const x = a[i] === null ? '' : String(a[i])
+      const y = b[i] === null ? '' : String(b[i])
+      if (x !== y) return x < y ? -1 : 1
+    }
+    return 0
+  }
+  list.sort((a, b) => {
+    if (timeAt >= 0 && a.values[timeAt] !== b.values[timeAt]) return a.values[timeAt] < b.values[timeAt] ? -1 : 1
+    if (timeAt < 0) {
+      const x = a.measured[0]
+      const y = b.measured[0]
+      if (typeof x === 'number' && typeof y === 'number' && x !== y) return y - x
+    }
+    return compareValues(a.values, b.values)
+  })
+  return list.map((g) => [...g.values, ...g.measured])
+}
+
+module.exports = { groupReport, orderedRows }

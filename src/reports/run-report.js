@@ -9,7 +9,8 @@
 // LRS_REPORT_TIMEOUT_MS, or ReportTimeout naming what would narrow it.
 //
 // The same code counts on both engines, so a report gives the same numbers
-// on each (the tests compare them).
+// on each (the tests compare them). A report the storage's rollups hold
+// (rollup-report.js) is answered from them, with the same numbers.
 
 const { errors } = require('../errors')
 const { statementQuery } = require('../storage/statement-query')
@@ -18,8 +19,10 @@ const { withStored } = require('../resources/statements/statement-record')
 const { residualFilter } = require('./statement-values')
 const { groupReport } = require('./group-report')
 const { SHAPE_ACCUMULATORS } = require('./report-shapes')
+const { rollupAnswers, runFromRollups } = require('./rollup-report')
 
 const PAGE = 1000
+const HOUR_MS = 3600000
 // groups a report may hold while it runs, whatever maxGroups it answers
 const MAX_TRACKED_GROUPS = 100000
 
@@ -41,36 +44,73 @@ function storeQuery (filter) {
   return q
 }
 
-// `statements`: the storage's; `store`: the credential's store number;
-// `authorityKey`: only the statements stored with it (statements/read/mine).
-async function runReport (report, { statements, store, authorityKey = null, timeoutMs }) {
+// The ranges of `stored` to read ({ since, until } as GET /statements
+// takes them, in order; [{}]: the store's query as it is). A range on
+// `stored` is one; a range on timestamps, where the storage's rollups say
+// in which hours of `stored` those timestamps were stored
+// (rollups.storedRanges), is those hours: a month of a year-old store is
+// read, not the year. (Statements usually reach the LRS within minutes of
+// their timestamp; an import stored today narrows to today's hours.)
+const MAX_WINDOWS = 100
+async function storedWindows (report, { rollups, store }) {
+  const f = report.filter
+  const within = { since: f.since ? new Date(f.since) : null, until: f.until ? new Date(f.until) : null }
+  if (!f.from && !f.to) return [within]
+  // [sinceMs, untilMs) as since (excluded) and until (included), within the filter's (null: open)
+  const bound = (ms, pick, given) => {
+    const values = [ms, given && given.getTime()].filter(Number.isFinite)
+    return values.length ? new Date(pick(...values)) : null
+  }
+  const clip = (sinceMs, untilMs) => ({ since: bound(sinceMs - 1, Math.max, within.since), until: bound(untilMs - 1, Math.min, within.until) })
+  const fromMs = f.from ? Date.parse(f.from) : -Infinity
+  const toMs = f.to ? Date.parse(f.to) : Infinity
+  if (report.timeField === 'stored') return [clip(fromMs, toMs)]
+  if (!rollups) return [within]
+  const hour = (ms, round) => Number.isFinite(ms) ? round(ms / HOUR_MS) : Math.sign(ms) * Number.MAX_SAFE_INTEGER
+  let ranges = await rollups.storedRanges({ store, fromHour: hour(fromMs, Math.floor), toHour: hour(toMs, Math.ceil) })
+  if (ranges.length > MAX_WINDOWS) ranges = [{ sinceMs: ranges[0].sinceMs, untilMs: ranges[ranges.length - 1].untilMs }]
+  return ranges.map((r) => clip(r.sinceMs, r.untilMs))
+}
+
+// `statements`, `rollups`: the storage's (rollups: null where it keeps
+// none); `store`: the credential's store number; `authorityKey`: only the
+// statements stored with it (statements/read/mine).
+async function runReport (report, { statements, rollups = null, store, authorityKey = null, timeoutMs }) {
   const started = Date.now()
   const deadline = started + timeoutMs
+  if (rollups && rollupAnswers(report, { authorityKey })) {
+    const answer = await runFromRollups(report, { rollups, store, deadline })
+    if (answer) return answer
+  }
   const accumulator = report.shape ? SHAPE_ACCUMULATORS[report.shape](report) : groupReport(report)
   const residual = residualFilter(report)
   const base = storeQuery(report.filter)
-  let after = null
   let scanned = 0
   let counted = 0
   let incomplete = false
-  for (;;) {
-    const rows = await statements.query(statementQuery(storageQueryFields({ ...base, authorityKey, ascending: true, after, limit: PAGE }, store)), { deadline })
-    for (const row of rows) {
-      const s = JSON.parse(withStored(row))
-      scanned++
-      if (residual && !residual(s)) continue
-      if (accumulator.size() >= MAX_TRACKED_GROUPS && !accumulator.has(s)) {
-        incomplete = true
-        continue
+  for (const window of await storedWindows(report, { rollups, store })) {
+    const q = { ...base, ...window }
+    if (q.since && q.until && q.since >= q.until) continue
+    let after = null
+    for (;;) {
+      const rows = await statements.query(statementQuery(storageQueryFields({ ...q, authorityKey, ascending: true, after, limit: PAGE }, store)), { deadline })
+      for (const row of rows) {
+        const s = JSON.parse(withStored(row))
+        scanned++
+        if (residual && !residual(s)) continue
+        if (accumulator.size() >= MAX_TRACKED_GROUPS && !accumulator.has(s)) {
+          incomplete = true
+          continue
+        }
+        accumulator.add(s)
+        counted++
       }
-      accumulator.add(s)
-      counted++
+      if (Date.now() > deadline) throw errors.ReportTimeout()
+      await new Promise((resolve) => setImmediate(resolve)) // other requests between pages
+      if (rows.length < PAGE) break
+      const last = rows[rows.length - 1]
+      after = { stored: last.stored, position: last.position }
     }
-    if (rows.length < PAGE) break
-    const last = rows[rows.length - 1]
-    after = { stored: last.stored, position: last.position }
-    if (Date.now() > deadline) throw errors.ReportTimeout()
-    await new Promise((resolve) => setImmediate(resolve)) // other requests between pages
   }
   const all = accumulator.rows()
   return {
@@ -80,6 +120,7 @@ async function runReport (report, { statements, store, authorityKey = null, time
     truncated: all.length > report.maxGroups || incomplete,
     statementsRead: scanned,
     statementsCounted: counted,
+    source: 'statements',
     tookMs: Date.now() - started
   }
 }

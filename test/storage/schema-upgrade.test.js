@@ -68,7 +68,7 @@ test('a schema 1 file is upgraded: agent terms hashed, documents get their agent
   assert.equal((await upgraded.client(`/statements?agent=${q({ mbox: 'mailto:teacher@example.com' })}&related_agents=true`)).json.statements.length, 1)
   const check = openDatabase(env.LRS_DATA_DIR, { readonly: true })
   assert.equal(check.prepare("SELECT count(*) FROM terms WHERE term LIKE '%mailto:%'").pluck().get(), 0)
-  assert.equal(check.pragma('user_version', { simple: true }), 14)
+  assert.equal(check.pragma('user_version', { simple: true }), 15)
   assert.ok(check.prepare('SELECT name FROM pragma_table_info(?)').pluck().all('documents').includes('agent'))
   assert.ok(check.prepare('SELECT name FROM pragma_table_info(?)').pluck().all('statements').includes('stored_ms'))
   assert.doesNotMatch(check.prepare("SELECT sql FROM sqlite_master WHERE name = 'statements'").pluck().get(), /UNIQUE/)
@@ -89,7 +89,7 @@ test('a schema 3 file is upgraded: the middle index tables and stored_ms are add
   assert.equal(found.length, 1)
   assert.equal((await upgraded.client(`/statements?statementId=${found[0].id}`)).json.id, found[0].id)
   const check = openDatabase(env.LRS_DATA_DIR, { readonly: true })
-  assert.equal(check.pragma('user_version', { simple: true }), 14)
+  assert.equal(check.pragma('user_version', { simple: true }), 15)
   assert.equal(check.prepare("SELECT count(*) FROM idx.sqlite_master WHERE name IN ('middle_terms', 'middle_ids')").pluck().get(), 2)
   assert.equal(check.prepare("SELECT count(*) FROM main.sqlite_master WHERE name IN ('middle_terms', 'middle_ids', 'statements_stored_ms')").pluck().get(), 1)
   check.close()
@@ -148,10 +148,21 @@ test('a store written by schema 6 opens, is upgraded in place and answers as bef
   const sameVerb = (s) => s.actor.mbox === actor.mbox && s.verb.id === added.verb.id
   assert.deepEqual(await ids(`agent=${q(actor)}&verb=${encodeURIComponent(added.verb.id)}`), [added.id, ...expected(sameVerb)])
   assert.ok(expected(sameVerb).length > 0, 'the fixture has old statements of that agent and verb')
+  // the reports' rollups (schema 15) count what the store held before them, voided ones aside
+  const perVerb = (await lrs.http('/admin/reports/run', { method: 'POST', body: { groupBy: ['verb'], measures: ['statements'] } })).json
+  assert.equal(perVerb.source, 'rollups')
+  const counted = [...kept, fixture.voiding, added]
+  const expectedVerbs = new Map()
+  for (const s of counted) {
+    const e = expectedVerbs.get(s.verb.id) || { n: 0 }
+    e.n++
+    expectedVerbs.set(s.verb.id, e)
+  }
+  assert.deepEqual(Object.fromEntries(perVerb.rows.map(([verb, n]) => [verb, n])), Object.fromEntries([...expectedVerbs].map(([verb, e]) => [verb, e.n])))
   await lrs.close({ graceMs: 0 })
 
   const db = new Database(databaseFile(dataDir), { readonly: true })
-  assert.equal(db.pragma('user_version', { simple: true }), 14)
+  assert.equal(db.pragma('user_version', { simple: true }), 15)
   const verbs = db.prepare('SELECT verb IS NULL AS unknown, count(*) AS n FROM recent_terms GROUP BY 1 ORDER BY 1').all()
   assert.deepEqual(verbs.map((v) => v.unknown), [0, 1], 'new rows carry their verb, rows of before have none')
   const kinds = db.prepare('SELECT typeof(body) AS kind, count(*) AS n FROM statements GROUP BY 1 ORDER BY 1').all()
@@ -208,7 +219,7 @@ test('a store written by schema 9 is upgraded: its term dictionary moves into le
   await upgraded.close({ graceMs: 0 })
 
   const after = openDatabase(env.LRS_DATA_DIR, { readonly: true })
-  assert.equal(after.pragma('user_version', { simple: true }), 14)
+  assert.equal(after.pragma('user_version', { simple: true }), 15)
   assert.equal(after.prepare("SELECT count(*) FROM sqlite_master WHERE type = 'index' AND tbl_name = 'terms'").pluck().get(), 0, 'no index on the strings')
   const now = after.prepare('SELECT id, term FROM terms ORDER BY id').all()
   assert.deepEqual(now.slice(0, terms.length), terms, 'every term kept its id')
@@ -232,7 +243,7 @@ test('an upgrade to schema 10 whose index file part was lost (a stop between the
   // the database file upgraded, the index file as schema 9 left it
   const db = openDatabase(env.LRS_DATA_DIR)
   db.exec('DROP TABLE idx.middle_dict; DROP TABLE idx.level2_dict; DROP TABLE idx.level3_dict; DROP TABLE idx.term_dict; ALTER TABLE idx.index_copy DROP COLUMN copied_key')
-  assert.equal(db.pragma('user_version', { simple: true }), 14)
+  assert.equal(db.pragma('user_version', { simple: true }), 15)
   db.close()
 
   const again = await startLrs(env)
@@ -294,7 +305,7 @@ test('kill -9 of the writer process during the upgrade to schema 10 loses no sta
     assert.deepEqual(await ids(`agent=${q(sample[0].actor)}`), [added.id, sample[0].id])
     await lrs.close({ graceMs: 0 })
     const db = openDatabase(dataDir, { readonly: true })
-    assert.equal(db.pragma('user_version', { simple: true }), 14)
+    assert.equal(db.pragma('user_version', { simple: true }), 15)
     assert.equal(db.prepare('SELECT count(*) FROM statements').pluck().get(), statements.length + 1)
     db.close()
     assert.deepEqual(checkSqliteStore({ dataDir }).problems, [])

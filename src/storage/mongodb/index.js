@@ -57,6 +57,7 @@ function openMongoStorage (config, logger, { monitorCommands = false, hooks = {}
     },
     writerRestarting: () => false, // the driver's own retries cover a failover
     ...Object.fromEntries(Object.entries(repositories).map(([name, repo]) => [name, translateErrors(repo, translateError)])),
+    reportRollups: null, // reports read the statements (src/reports/run-report.js)
     // For tests that look underneath (command monitoring, raw inserts).
     internals: { client: connection.client, db }
   }

@@ -27,6 +27,7 @@ const { settingsRepository } = require('./settings')
 const { consoleSessionsRepository } = require('./console-sessions')
 const { forwardersRepository } = require('./forwarders')
 const { savedReportsRepository } = require('./saved-reports')
+const { reportRollupsRepository } = require('./report-rollup-reads')
 const { storesRepository } = require('./stores')
 
 // `hooks.walLimitBytes`, `hooks.mergeStatements`, `hooks.middleStatements`,
@@ -72,7 +73,8 @@ function openSqliteStorage (config, logger, { hooks = {} } = {}) {
     consoleSessions: consoleSessionsRepository(db, options),
     stores: storesRepository(db, options),
     forwarders: forwardersRepository(db, options),
-    savedReports: savedReportsRepository(db, options)
+    savedReports: savedReportsRepository(db, options),
+    reportRollups: reportRollupsRepository(db)
   }
   return {
     kind: 'sqlite',

@@ -66,12 +66,14 @@
 // a row. NULL where it was not known (rows written before, or by an older
 // LRS): those are checked in the index as before (statement-sql.js).
 
-const { hashedAgent } = require('./terms')
+const { hashedAgent, termReader } = require('./terms')
 const { SHIFT } = require('./seq')
 const { flushNow } = require('../../logger')
 const { DEFAULT_TERM_FROM } = require('./store-terms')
+const { ROLLUP_DDL, buildReportRollups } = require('./report-rollups')
+const { useMboxCase } = require('../../resources/agents/agent-keys')
 
-const VERSION = 14
+const VERSION = 15
 // The settings row that says how this file keys mboxes (version 14).
 const MBOX_CASE = 'mbox_case'
 
@@ -124,6 +126,7 @@ CREATE TABLE IF NOT EXISTS statements (
 )`
 
 const DDL = `${STATEMENTS_TABLE};
+${ROLLUP_DDL}
 CREATE INDEX IF NOT EXISTS statements_ref ON statements (ref) WHERE ref IS NOT NULL;
 -- Whether another statement still uses an attachment (agent erasure).
 CREATE INDEX IF NOT EXISTS statements_with_attachments ON statements (seq) WHERE attachments IS NOT NULL;
@@ -351,7 +354,9 @@ CREATE TABLE IF NOT EXISTS idx.index_copy (
   copied_key BLOB
 );`
 
-// Version 12: a store can be deleted (stores.deleted_at, purged_at), have
+// Version 15: the reports' rollups (report-rollups.js), counted from the
+// statements stored before; an older LRS would store statements without
+// counting them. Version 12: a store can be deleted (stores.deleted_at, purged_at), have
 // a retention (stores.retention_days), and
 // documents know their store (\`store\`), which a store's deletion finds
 // them by (an older LRS would write documents without it). Version 11: stores. Statements and credentials have the number of
@@ -529,7 +534,7 @@ const SCHEMA_WAIT_MS = 30 * 60000
 
 function makeSchema (db, logger) {
   // (a table added without a new version, such as forwarders, is made by the schema's script)
-  if (db.pragma('user_version', { simple: true }) === VERSION && tableIn(db, 'idx', 'index_copy') && tableIn(db, 'main', 'forwarders') && tableIn(db, 'main', 'saved_reports') && dictionaryWhole(db) && indexIn(db, TARGETED_INDEX)) return
+  if (db.pragma('user_version', { simple: true }) === VERSION && tableIn(db, 'idx', 'index_copy') && tableIn(db, 'main', 'forwarders') && tableIn(db, 'main', 'saved_reports') && tableIn(db, 'main', 'report_hours') && dictionaryWhole(db) && indexIn(db, TARGETED_INDEX)) return
   const busy = db.pragma('busy_timeout', { simple: true })
   const started = Date.now()
   db.pragma(`busy_timeout = ${SCHEMA_WAIT_MS}`)
@@ -605,6 +610,10 @@ function ensureSchema (db) {
   if (!columns.all('index_recent').includes('generation')) db.exec('ALTER TABLE index_recent ADD COLUMN generation INTEGER NOT NULL DEFAULT 0')
   const built = buildIndexFile(db)
   if (built || (version > 0 && version < 10) || !dictionaryWhole(db)) buildTermDictionary(db)
+  if (version > 0 && version < 15) {
+    useMboxCase(db.prepare('SELECT value FROM settings WHERE name = ?').pluck().get(MBOX_CASE)) // the keys the rollups' learners are
+    buildReportRollups(db, termReader(db, { dictTables: DICT_TABLES }))
+  }
   if (upgradeIds) db.exec(`INSERT OR IGNORE INTO idx.${UPPER_LEVELS.at(-1).ids} (id, seq) SELECT id, seq FROM statements ORDER BY id`)
   if (version < VERSION) db.pragma(`user_version = ${VERSION}`)
   return built

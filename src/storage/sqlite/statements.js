@@ -12,6 +12,7 @@ const { upstreamsFor } = require('../../forwarding/upstreams')
 const { errors } = require('../../errors')
 const { idToBlob, blobToId } = require('./ids')
 const { storedOf, lastSeqOf } = require('./seq')
+const { rollupTerms } = require('./report-rollups')
 const { termReader, agentTerm, agentTerms, termsOf, hashedAgent, CACHED_TERMS } = require('./terms')
 const { storeOf } = require('../../stores/store-keys')
 const { STORE_TERM, defaultTermFromReader, termIn, storeTermReader, plainTermId, storeOfTermId } = require('./store-terms')
@@ -57,7 +58,11 @@ function forWriter (r, known, storedMs, forwardTo) {
   const { registration, all } = termsOf(r)
   const terms = { registration: registration !== null, all: all.map((term) => known.get(term) || term) }
   const upstreams = upstreamsFor(forwardTo, r)
-  return { id: r.id, newId: r.newId === true, body: packBody(r.body), voiding: r.voiding, ref: r.ref, timestampFromStored: r.timestampFromStored, attachments: r.attachments, terms, storedMs, store: r.store || 0, ...(upstreams.length && { upstreams }) }
+  const { objectAt, learner } = rollupTerms(r, all) // the reports' rollups (report-rollups.js)
+  return {
+    id: r.id, newId: r.newId === true, body: packBody(r.body), voiding: r.voiding, ref: r.ref, timestampFromStored: r.timestampFromStored, attachments: r.attachments, terms, storedMs, store: r.store || 0,
+    timestampMs: r.timestampMs, objectAt, learner: learner && (known.get(learner) || learner), ...(upstreams.length && { upstreams })
+  }
 }
 
 // `voided` where the query read it (scan: a CSV export leaves voided

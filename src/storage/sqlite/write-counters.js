@@ -8,12 +8,14 @@
 
 const { plainTermId } = require('./store-terms')
 const { HOUR_MS, COUNTED_KINDS } = require('./schema')
+const { rollupCounts } = require('./report-rollups')
 
 const COUNTED = new Set(COUNTED_KINDS) // schema.js, hourly_terms
 const TERM_KEY_SPAN = 2 ** 32
 
 // The hourly counters, added to in memory while an operation runs and
-// written at its end (a row per hour and term, not per statement).
+// written at its end (a row per hour and term, not per statement), and
+// with them the reports' rollups (report-rollups.js, `roll`).
 // `add(storedMs, termIds, termStrings, delta)`: termStrings (the record's,
 // in the order of termIds: each a string, or the id where the worker sent
 // that) or null; a term without its string is looked up by id.
@@ -31,6 +33,7 @@ function counters (db) {
   const terms = new Map()
   const keptTotals = new Map()
   const keptTerms = new Map()
+  const rollups = rollupCounts(db)
   // (by the dictionary's id: a term's kind is the same in every store)
   const counted = (id, i, strings) => {
     if (strings && typeof strings[i] === 'string') return COUNTED.has(strings[i].slice(0, 2))
@@ -65,11 +68,17 @@ function counters (db) {
         counter.n += delta
       }
     },
+    // a statement's rollup facts (report-rollups.js) counted `delta` times
+    roll: rollups.add,
     clear () {
       totals.clear()
       terms.clear()
+      rollups.clear()
     },
-    flush: () => write(totals, terms),
+    flush () {
+      write(totals, terms)
+      rollups.flush()
+    },
     // The operation's counts join the transaction's (it succeeded).
     keep () {
       for (const [hour, n] of totals) keptTotals.set(hour, (keptTotals.get(hour) || 0) + n)
@@ -80,11 +89,16 @@ function counters (db) {
       }
       totals.clear()
       terms.clear()
+      rollups.keep()
     },
-    flushKept: () => write(keptTotals, keptTerms),
+    flushKept () {
+      write(keptTotals, keptTerms)
+      rollups.flushKept()
+    },
     dropKept () {
       keptTotals.clear()
       keptTerms.clear()
+      rollups.dropKept()
     }
   }
 }

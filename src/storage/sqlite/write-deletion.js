@@ -16,6 +16,7 @@ const { qualify, prefixBounds } = require('../../stores/store-keys')
 const { storedMsOf } = require('./seq')
 const { LEVELS, DICT_TABLES, TERM_TABLES } = require('./schema')
 const { dropStoreForwarding } = require('./write-forwarding')
+const { rowFacts } = require('./report-rollups')
 
 // The first seqs of a term (a store's store term) in every level, in order.
 const STORE_SEQS = `${TERM_TABLES.map((table) => `SELECT seq FROM ${table} WHERE term = ?`).join(' UNION ')} ORDER BY 1 LIMIT ?`
@@ -52,6 +53,7 @@ function deletionWrites (ctx) {
   // file), their hourly counts and their forwarding entries (queued and
   // dead). Returns the counts and the hashes of their attachments.
   const findStatement = db.prepare('SELECT seq, id, term_ids, attachments, stored_ms FROM statements WHERE seq = ?')
+  const findCounted = db.prepare('SELECT seq, ts, stored_ms, store, verb, voided, body FROM statements WHERE seq = ?')
   const removeStatement = db.prepare('DELETE FROM statements WHERE seq = ?')
   const forwardUpstreams = db.prepare('SELECT DISTINCT upstream FROM forward_outbox UNION SELECT DISTINCT upstream FROM forward_dead_letters').pluck()
   const removeQueued = db.prepare('DELETE FROM forward_outbox WHERE upstream = ? AND statement_id = ?')
@@ -72,6 +74,8 @@ function deletionWrites (ctx) {
       const termIds = JSON.parse(row.term_ids)
       index.journaled({ seq: row.seq, toSeq: null, id: row.id, terms: termIds })
       counts.add(row.stored_ms ?? storedMsOf(row.seq), termIds, null, -1)
+      const counted = findCounted.get(row.seq) // in the reports' rollups unless voided
+      if (counted.voided === 0) counts.roll(rowFacts(counted, readTerm), -1)
       removeStatement.run(row.seq)
       removed.statements++
       if (row.attachments) for (const h of JSON.parse(row.attachments)) removed.hashes.add(h)

@@ -13,6 +13,7 @@ const { idToBlob } = require('./ids')
 const { termIn, STORE_TERM } = require('./store-terms')
 const { firstSeqOf, lastSeqOf, storedMsOf } = require('./seq')
 const { RECENT_BUFFERS } = require('./schema')
+const { rowFacts, HOUR_MS } = require('./report-rollups')
 
 // Inserts that write more than one row (the statement's with its trigger,
 // schema.js; the (term, seq) rows, many to a statement) and may fail
@@ -29,6 +30,15 @@ function statementWrites (ctx) {
     (seq, id, voiding, ts, verb, registration, authority, ref, term_ids, attachments, body, stored_ms, store)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
   const insertIds = RECENT_BUFFERS.map((buffer) => db.prepare(`INSERT INTO ${buffer.ids} (id, seq) VALUES (?, ?)`))
+  const rowAt = db.prepare('SELECT seq, ts, stored_ms, store, verb, voided, body FROM statements WHERE seq = ?')
+  const voidedAt = db.prepare('SELECT voided FROM statements WHERE seq = ?').pluck()
+  const anyPendingVoid = db.prepare('SELECT EXISTS (SELECT 1 FROM pending_flags WHERE voided = 1)').pluck()
+  // A target's voiding (not a voiding statement's, nor twice) takes it out of the rollups.
+  const voidTarget = db.prepare('UPDATE statements SET voided = 1 WHERE seq = ? AND voided = 0 AND voiding = 0')
+  // Whether a statement stored now may be voided already (its voiding came
+  // first, pending_flags and the insert trigger): looked at per statement
+  // only while such a voiding waits, which is rare.
+  let pendingVoids = false
 
   // The ids of `records` stored already or earlier in `records`, in order
   // (`blobs`: their ids as stored). An id the LRS has just made (`newId`)
@@ -43,6 +53,19 @@ function statementWrites (ctx) {
     return taken
   }
 
+  // What a statement being stored counts under in the reports' rollups
+  // (report-rollups.js): its timestamp's hour, verb, object activity and
+  // learner, as the worker sent them (statements.js, forWriter).
+  function factsOf (r, t, storedMs) {
+    return {
+      store: r.store || 0,
+      hour: Math.floor((r.timestampFromStored || r.timestampMs == null ? storedMs : r.timestampMs) / HOUR_MS),
+      verb: t.verb,
+      object: r.objectAt >= 0 ? t.plain[r.objectAt] : 0,
+      learner: r.learner == null ? 0 : terms.id(r.learner)
+    }
+  }
+
   // Data 2.3.2 and Communication 2.1.4: flags on targets stored, or pending
   // until they are (schema.js: the insert trigger takes them).
   function applyReferences (records) {
@@ -55,8 +78,11 @@ function statementWrites (ctx) {
       ON CONFLICT (id) DO UPDATE SET voided = voided OR excluded.voided, referenced = 1`)
     for (const id of refs) {
       const voided = voids.has(id) ? 1 : 0
-      if (existing.has(id)) mark.run(voided, existing.get(id))
-      else pend.run(idToBlob(id), voided)
+      if (existing.has(id)) {
+        const seq = existing.get(id)
+        if (voided && voidTarget.run(seq).changes === 1) counts.roll(rowFacts(rowAt.get(seq), terms.id), -1)
+        mark.run(voided, seq)
+      } else pend.run(idToBlob(id), voided)
     }
   }
 
@@ -96,7 +122,9 @@ function statementWrites (ctx) {
     if (changes !== 1) throw new Error(`statement ${r.id} was not stored at seq ${seq}`) // OR IGNORE: a taken seq, a missing column
     insertIds[ctx.active].run(id, seq)
     storedIds.add(id)
-    counts.add(storedMs ?? storedMsOf(seq), t.all, r.terms.all, 1)
+    const at = storedMs ?? storedMsOf(seq)
+    counts.add(at, t.all, r.terms.all, 1)
+    if (!pendingVoids || voidedAt.get(seq) === 0) counts.roll(factsOf(r, t, at), 1, Math.floor(at / HOUR_MS))
     for (const term of t.all) {
       pairs.terms.push(term)
       pairs.seqs.push(seq)
@@ -131,6 +159,7 @@ function statementWrites (ctx) {
       let seq = nextSeq(storedMs)
       const now = Date.now()
       counts.clear()
+      pendingVoids = anyPendingVoid.get() === 1
       const results = groups.map((records, g) => {
         const skip = new Set(same[g] || [])
         const keptAt = []
@@ -163,6 +192,7 @@ function statementWrites (ctx) {
       const pairs = noRows()
       const now = Date.now()
       counts.clear()
+      pendingVoids = anyPendingVoid.get() === 1
       for (const r of records) {
         let ms = spilledTo.get(r.storedMs) ?? r.storedMs
         let taken = slot.get(firstSeqOf(ms), lastSeqOf(ms))
@@ -182,7 +212,7 @@ function statementWrites (ctx) {
     // Moves statements to a later stored time (Consistent-Through, see write-batch.js).
     restamp (ids, { storedMs }) {
       let seq = nextSeq(storedMs)
-      const find = db.prepare('SELECT seq, term_ids, stored_ms, store, verb FROM statements WHERE seq = ?')
+      const find = db.prepare('SELECT seq, term_ids, stored_ms, store, verb, ts, voided FROM statements WHERE seq = ?')
       const move = db.prepare('UPDATE statements SET seq = ? WHERE seq = ?')
       const setTermIds = db.prepare('UPDATE statements SET term_ids = ? WHERE seq = ?')
       counts.clear()
@@ -192,6 +222,10 @@ function statementWrites (ctx) {
         let termIds = JSON.parse(row.term_ids)
         ctx.index.journaled({ seq: row.seq, toSeq: seq, id: idToBlob(id), terms: termIds })
         counts.add(row.stored_ms ?? storedMsOf(row.seq), termIds, null, -1)
+        // in the rollups, its new stored hour holds its timestamp; a
+        // statement whose timestamp is its stored time moves there too
+        const moved = row.voided === 0 ? rowAt.get(seq) : null
+        if (moved && row.ts === 1) counts.roll(rowFacts(moved, terms.id, row.stored_ms ?? storedMsOf(row.seq)), -1)
         // a default store's statement moved past DEFAULT_TERM_FROM is found by the store term (store-terms.js)
         const storeTerm = row.store === null && ctx.defaultTermFrom !== null ? terms.id(STORE_TERM) : null
         if (storeTerm !== null && !termIds.includes(storeTerm)) {
@@ -202,6 +236,8 @@ function statementWrites (ctx) {
           ctx.pending.verbs.push(row.verb)
         }
         counts.add(row.stored_ms ?? storedMsOf(seq), termIds, null, 1)
+        const movedTo = row.stored_ms ?? storedMsOf(seq)
+        if (moved) counts.roll(rowFacts(moved, terms.id, movedTo), row.ts === 1 ? 1 : 0, Math.floor(movedTo / HOUR_MS))
         seq++
       }
       counts.flush()

@@ -11,6 +11,7 @@ const { STORE_SPAN, DEFAULT_TERM_FROM } = require('./store-terms')
 const { deletedId } = require('../../stores/store-keys')
 const { credentialsChanged } = require('./write-credentials')
 const { dropForwarding, dropStoreForwarding } = require('./write-forwarding')
+const { dropStoreRollups } = require('./report-rollups')
 
 function storeWrites (ctx) {
   const { db, lastSeq, readDefaultFrom } = ctx
@@ -62,6 +63,7 @@ function storeWrites (ctx) {
       db.prepare('DELETE FROM credentials WHERE store = ?').run(store.number)
       db.prepare('DELETE FROM forwarders WHERE store = ?').run(store.number)
       db.prepare('DELETE FROM saved_reports WHERE store = ?').run(store.number)
+      dropStoreRollups(db, store.number) // its statements go slice by slice; no report reads them from now on
       dropStoreForwarding(db, store.number)
       credentialsChanged(db) // also for a store without credentials: workers forget the tokens of it (bearer-tokens.js)
       return true

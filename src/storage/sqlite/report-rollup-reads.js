@@ -1,0 +1,82 @@
+'use strict'
+
+// Reads of the reports' rollups (report-rollups.js) for run-report.js:
+// statements per verb and object activity, and the distinct learners, of a
+// store over a range of whole hours of their timestamps. Callers ask a
+// range at a time (a bucket, or part of one) and yield between, so a
+// report over a whole store never holds a worker for long.
+
+const { termReader } = require('./terms')
+const { DICT_TABLES } = require('./schema')
+const { BoundedMap } = require('../../lib/bounded-map')
+
+const BY = { verb: 'verb', activity: 'object' }
+const HOUR_MS = 3600000
+
+function reportRollupsRepository (db) {
+  const termId = termReader(db, { dictTables: DICT_TABLES })
+  const termString = db.prepare('SELECT term FROM terms WHERE id = ?').pluck()
+  const strings = new BoundedMap(100000)
+  // 'v:<iri>' -> <iri>; object 0 (not an Activity) -> null
+  const named = (id) => {
+    if (!id) return null
+    let s = strings.get(id)
+    if (s === undefined) strings.set(id, (s = termString.get(id).slice(2)))
+    return s
+  }
+  const span = db.prepare('SELECT min(hour) AS first, max(hour) AS last FROM report_verb_hours WHERE store = ? AND n > 0')
+  const prepared = new Map()
+  const statementsSql = (by, verb, activity) => {
+    const key = `${by.join(',')}|${verb}|${activity}`
+    if (!prepared.has(key)) {
+      const columns = by.map((d) => BY[d])
+      // per verb alone, the smaller table
+      const table = by.includes('activity') || activity ? 'report_hours' : 'report_verb_hours'
+      prepared.set(key, db.prepare(`SELECT ${[...columns, 'sum(n) AS n'].join(', ')} FROM ${table}
+        WHERE store = @store AND hour >= @from AND hour < @to${verb ? ' AND verb = @verb' : ''}${activity ? ' AND object = @object' : ''}
+        ${columns.length ? `GROUP BY ${columns.join(', ')}` : ''} HAVING sum(n) > 0`))
+    }
+    return prepared.get(key)
+  }
+  const storedHours = db.prepare('SELECT stored_hour FROM report_stored_hours WHERE store = ? AND first_hour < ? AND last_hour >= ? ORDER BY stored_hour').pluck()
+  const learnersIn = db.prepare('SELECT DISTINCT learner FROM report_learner_hours WHERE store = ? AND hour >= ? AND hour < ? AND n > 0').pluck()
+
+  return {
+    // The first and last hour holding a counted statement of `store`, or null.
+    async span ({ store }) {
+      const { first, last } = span.get(store)
+      return first === null ? null : { firstHour: first, lastHour: last }
+    },
+    // [{ verb?, activity?, n }] of the hours fromHour..toHour (excluded),
+    // grouped by `by` (verb, activity), for `verb` and `activity` (IRIs) when given.
+    async statements ({ store, fromHour, toHour, verb = null, activity = null, by = [] }) {
+      const params = { store, from: fromHour, to: toHour }
+      if (verb && (params.verb = termId('v:' + verb)) === undefined) return [] // never stored
+      if (activity && (params.object = termId('o:' + activity)) === undefined) return []
+      return statementsSql(by, verb, activity).all(params).map((row) => {
+        const out = { n: row.n }
+        if (by.includes('verb')) out.verb = named(row.verb)
+        if (by.includes('activity')) out.activity = named(row.object)
+        return out
+      })
+    },
+    // The ranges of `stored` ([{ sinceMs, untilMs }], in order, untilMs
+    // excluded) that hold every counted statement whose timestamp is in
+    // the hours fromHour..toHour (excluded), and maybe others.
+    async storedRanges ({ store, fromHour, toHour }) {
+      const ranges = []
+      for (const hour of storedHours.all(store, toHour, fromHour)) {
+        const last = ranges[ranges.length - 1]
+        if (last && last.untilMs === hour * HOUR_MS) last.untilMs += HOUR_MS
+        else ranges.push({ sinceMs: hour * HOUR_MS, untilMs: (hour + 1) * HOUR_MS })
+      }
+      return ranges
+    },
+    // The learners (opaque numbers) with a counted statement in those hours.
+    async learners ({ store, fromHour, toHour }) {
+      return learnersIn.all(store, fromHour, toHour)
+    }
+  }
+}
+
+module.exports = { reportRollupsRepository }
