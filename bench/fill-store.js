@@ -25,14 +25,22 @@ async function openStoreStorage (store) {
 
 // Statements from..to of the generator; returns statements/s. `store`:
 // the number of the store they go to (src/stores/; 0, the default one);
-// `statementOf(i)`: statement i (the generator's by default).
-async function fillStore (storage, from, to, { onProgress = () => {}, store = 0, statementOf = scormStatement } = {}) {
+// `statementOf(i)`: statement i (the generator's by default);
+// `storedAtTimestamp`: each stored at its timestamp (the way a store that
+// took its statements as they happened has them; as an import keeps them),
+// in order, not now.
+async function fillStore (storage, from, to, { onProgress = () => {}, store = 0, statementOf = scormStatement, storedAtTimestamp = false } = {}) {
   const started = process.hrtime.bigint()
   const pending = []
   for (let i = from; i < to;) {
     const records = []
-    for (const end = Math.min(to, i + BATCH); i < end; i++) records.push(storageRecord(toRecord({ ...statementOf(i), id: crypto.randomUUID() }, { authority: AUTHORITY, xapiVersion: '1.0.3' }), store))
-    pending.push(storage.statements.storeBatch([records], { stored: new Date(), sameStatement: () => true }))
+    for (const end = Math.min(to, i + BATCH); i < end; i++) {
+      const statement = { ...statementOf(i), id: crypto.randomUUID() }
+      const record = storageRecord(toRecord(statement, { authority: AUTHORITY, xapiVersion: '1.0.3' }), store)
+      if (storedAtTimestamp) record.stored = new Date(statement.timestamp)
+      records.push(record)
+    }
+    pending.push(storedAtTimestamp ? storage.statements.insertStored(records) : storage.statements.storeBatch([records], { stored: new Date(), sameStatement: () => true }))
     if (pending.length >= IN_FLIGHT) await pending.shift()
     if (i % 50000 === 0) onProgress(i)
   }

@@ -67,7 +67,7 @@ async function main () {
   try {
     process.stdout.write(`filling ${COUNT.toLocaleString('en-US')} statements over ${DAYS} days...\n`)
     const storage = await openStoreStorage(store)
-    const fillRate = await fillStore(storage, 0, COUNT, { statementOf: spreadStatement, onProgress: (i) => { if (i % 500000 === 0) process.stdout.write(`  ${i}\n`) } })
+    const fillRate = await fillStore(storage, 0, COUNT, { statementOf: spreadStatement, storedAtTimestamp: true, onProgress: (i) => { if (i % 500000 === 0) process.stdout.write(`  ${i}\n`) } })
     await storage.close()
     process.stdout.write(`filled at ${Math.round(fillRate)} statements/s\n`)
     lrs = await startLrs({ store })

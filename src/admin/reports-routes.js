@@ -38,7 +38,7 @@ function reportsRoutes ({ config, storage, validator }) {
     const report = toReport(body, { validator })
     const store = req.credential.store || 0
     const authorityKey = reportsOnOwnStatements(req.credential.scopes) ? agentKey(authorityFor(req.credential, config)) : null
-    const answer = await runReport(report, { statements: storage.statements, rollups: storage.reportRollups, store, authorityKey, timeoutMs: config.reportTimeoutMs })
+    const answer = await runReport(report, { statements: storage.statements, counts: storage.reportCounts, store, authorityKey, timeoutMs: config.reportTimeoutMs })
     req.log.info({ report: { groupBy: report.groupBy, measures: report.measures, shape: report.shape }, statementsRead: answer.statementsRead, tookMs: answer.tookMs }, 'report run')
     if (req.accepts(['application/json', 'text/csv']) === 'text/csv') {
       res.type('text/csv; charset=utf-8; header=present')

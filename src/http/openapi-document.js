@@ -364,7 +364,7 @@ function schemas () {
       truncated: { type: 'boolean', description: 'true: more groups than rows holds (or than a report may keep while it runs): narrow it, or ask for more with maxGroups.' },
       statementsRead: { type: 'integer', minimum: 0, description: 'Statements the store\'s query gave (GET /statements\' filters, voided ones left out).' },
       statementsCounted: { type: 'integer', minimum: 0, description: 'Those that passed the rest of the filter and were counted.' },
-      source: { enum: ['statements', 'rollups'], description: 'statements: counted from the statements read; rollups: from the counts the store keeps per hour of timestamp, verb, activity and learner (statementsRead 0), the same numbers, for reports that ask only those (docs/reports.md).' },
+      source: { enum: ['statements', 'rollups', 'aggregation'], description: 'statements: counted from the statements read; rollups (SQLite) and aggregation (MongoDB): from counts per hour of timestamp, verb, activity and learner, which the store keeps or its database aggregates (statementsRead 0): the same numbers, for reports that ask only those (docs/reports.md).' },
       tookMs: { type: 'integer', minimum: 0 }
     }, ['columns', 'rows', 'groups', 'truncated', 'statementsRead', 'statementsCounted', 'source', 'tookMs']),
     Forwarder: object({

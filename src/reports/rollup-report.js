@@ -1,8 +1,9 @@
 'use strict'
 
-// Reports the storage's rollups answer without reading a statement
-// (storage.reportRollups: statements per hour of their timestamp, verb and
-// object activity, and learners per hour; src/storage/sqlite/report-rollups.js):
+// Reports answered from what the storage counts per hour without reading a
+// statement (storage.reportCounts: statements per hour of their timestamp,
+// verb and object activity, and learners per hour; SQLite's rollups kept
+// by its writer, MongoDB's aggregation framework):
 // statements and distinct learners, grouped by verb, object activity and a
 // time bucket, filtered on verb, activity and a timestamp range of whole
 // hours. The numbers are those run-report.js counts from the statements
@@ -51,10 +52,10 @@ function bucketRanges (fromHour, toHour, bucket, timeZone) {
 
 // The answer, as run-report.js gives it, or null when the rollups cannot
 // give it exactly (then the statements are read).
-async function runFromRollups (report, { rollups, store, deadline }) {
+async function runFromRollups (report, { counts, store, deadline }) {
   const started = Date.now()
   const f = report.filter
-  const span = await rollups.span({ store })
+  const span = await counts.span({ store })
   const fromHour = Math.max(f.from ? Date.parse(f.from) / HOUR_MS : -Infinity, span ? span.firstHour : 0)
   const toHour = Math.min(f.to ? Date.parse(f.to) / HOUR_MS : Infinity, span ? span.lastHour + 1 : 0)
   const bucket = report.groupBy.find((d) => BUCKETS.includes(d))
@@ -67,7 +68,7 @@ async function runFromRollups (report, { rollups, store, deadline }) {
     for (let from = range.fromHour; from < range.toHour; from += CHUNK_HOURS) {
       if (Date.now() > deadline) throw errors.ReportTimeout()
       const to = Math.min(range.toHour, from + CHUNK_HOURS)
-      const rows = await rollups.statements({ store, fromHour: from, toHour: to, verb: f.verb, activity: f.activity, by: categories })
+      const rows = await counts.statements({ store, fromHour: from, toHour: to, verb: f.verb, activity: f.activity, by: categories })
       for (const row of rows) {
         const key = JSON.stringify([range.name, ...categories.map((d) => row[d])])
         let g = groups.get(key)
@@ -76,7 +77,7 @@ async function runFromRollups (report, { rollups, store, deadline }) {
       }
       if (learnersAsked && rows.length) {
         const g = groups.get(JSON.stringify([range.name]))
-        for (const learner of await rollups.learners({ store, fromHour: from, toHour: to })) g.learners.add(learner)
+        for (const learner of await counts.learners({ store, fromHour: from, toHour: to })) g.learners.add(learner)
       }
       await new Promise((resolve) => setImmediate(resolve)) // other requests between reads
     }
@@ -94,7 +95,7 @@ async function runFromRollups (report, { rollups, store, deadline }) {
     truncated: all.length > report.maxGroups,
     statementsRead: 0,
     statementsCounted: counted,
-    source: 'rollups',
+    source: counts.source,
     tookMs: Date.now() - started
   }
 }

@@ -9,8 +9,9 @@
 // LRS_REPORT_TIMEOUT_MS, or ReportTimeout naming what would narrow it.
 //
 // The same code counts on both engines, so a report gives the same numbers
-// on each (the tests compare them). A report the storage's rollups hold
-// (rollup-report.js) is answered from them, with the same numbers.
+// on each (the tests compare them). A report of what the storage counts
+// per hour (rollup-report.js: SQLite's rollups, MongoDB's aggregation) is
+// answered from those counts, with the same numbers.
 
 const { errors } = require('../errors')
 const { statementQuery } = require('../storage/statement-query')
@@ -46,13 +47,13 @@ function storeQuery (filter) {
 
 // The ranges of `stored` to read ({ since, until } as GET /statements
 // takes them, in order; [{}]: the store's query as it is). A range on
-// `stored` is one; a range on timestamps, where the storage's rollups say
-// in which hours of `stored` those timestamps were stored
-// (rollups.storedRanges), is those hours: a month of a year-old store is
+// `stored` is one; a range on timestamps, where the storage says in which
+// hours of `stored` those timestamps were stored (reportCounts.storedRanges,
+// SQLite's rollups), is those hours: a month of a year-old store is
 // read, not the year. (Statements usually reach the LRS within minutes of
 // their timestamp; an import stored today narrows to today's hours.)
 const MAX_WINDOWS = 100
-async function storedWindows (report, { rollups, store }) {
+async function storedWindows (report, { counts, store }) {
   const f = report.filter
   const within = { since: f.since ? new Date(f.since) : null, until: f.until ? new Date(f.until) : null }
   if (!f.from && !f.to) return [within]
@@ -65,21 +66,22 @@ async function storedWindows (report, { rollups, store }) {
   const fromMs = f.from ? Date.parse(f.from) : -Infinity
   const toMs = f.to ? Date.parse(f.to) : Infinity
   if (report.timeField === 'stored') return [clip(fromMs, toMs)]
-  if (!rollups) return [within]
+  if (!counts) return [within]
   const hour = (ms, round) => Number.isFinite(ms) ? round(ms / HOUR_MS) : Math.sign(ms) * Number.MAX_SAFE_INTEGER
-  let ranges = await rollups.storedRanges({ store, fromHour: hour(fromMs, Math.floor), toHour: hour(toMs, Math.ceil) })
+  let ranges = await counts.storedRanges({ store, fromHour: hour(fromMs, Math.floor), toHour: hour(toMs, Math.ceil) })
+  if (!ranges) return [within]
   if (ranges.length > MAX_WINDOWS) ranges = [{ sinceMs: ranges[0].sinceMs, untilMs: ranges[ranges.length - 1].untilMs }]
   return ranges.map((r) => clip(r.sinceMs, r.untilMs))
 }
 
-// `statements`, `rollups`: the storage's (rollups: null where it keeps
-// none); `store`: the credential's store number; `authorityKey`: only the
+// `statements`, `counts`: the storage's (statements.query, reportCounts);
+// `store`: the credential's store number; `authorityKey`: only the
 // statements stored with it (statements/read/mine).
-async function runReport (report, { statements, rollups = null, store, authorityKey = null, timeoutMs }) {
+async function runReport (report, { statements, counts = null, store, authorityKey = null, timeoutMs }) {
   const started = Date.now()
   const deadline = started + timeoutMs
-  if (rollups && rollupAnswers(report, { authorityKey })) {
-    const answer = await runFromRollups(report, { rollups, store, deadline })
+  if (counts && rollupAnswers(report, { authorityKey }) && await counts.available()) {
+    const answer = await runFromRollups(report, { counts, store, deadline })
     if (answer) return answer
   }
   const accumulator = report.shape ? SHAPE_ACCUMULATORS[report.shape](report) : groupReport(report)
@@ -88,7 +90,7 @@ async function runReport (report, { statements, rollups = null, store, authority
   let scanned = 0
   let counted = 0
   let incomplete = false
-  for (const window of await storedWindows(report, { rollups, store })) {
+  for (const window of await storedWindows(report, { counts, store })) {
     const q = { ...base, ...window }
     if (q.since && q.until && q.since >= q.until) continue
     let after = null

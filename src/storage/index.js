@@ -36,13 +36,16 @@
 //                definition, createdAt, updatedAt } | null, create({ id, store, name,
 //                definition }) (false: no such store), replace({ id, store, revision, name,
 //                definition }) -> 'changed' | 'moved' | 'missing', remove({ id, store })
-//   reportRollups  (null where the engine keeps none) span({ store }) -> { firstHour,
+//   reportCounts source ('rollups': kept by the writer; 'aggregation': the
+//                database's), available() (false: not yet, read the statements),
+//                span({ store }) -> { firstHour,
 //                lastHour } | null, statements({ store, fromHour, toHour, verb, activity,
 //                by }) -> [{ verb?, activity?, n }], learners({ store, fromHour, toHour })
 //                -> [learner], storedRanges({ store, fromHour, toHour }) -> [{ sinceMs,
-//                untilMs }] (where statements of those hours were stored):
+//                untilMs }] | null (where statements of those hours were stored):
 //                counted statements per hour of their timestamp
-//                (ms / 3,600,000), voided ones never (sqlite/report-rollups.js)
+//                (ms / 3,600,000), voided ones never (sqlite/report-rollups.js,
+//                mongodb/report-counts.js)
 // and kind ('sqlite' | 'mongodb'), ready (a promise), ping(), close(),
 // writerRestarting() (true while writes wait for a writer being replaced).
 // Engine failures reach callers as

@@ -1,7 +1,7 @@
 'use strict'
 
 // Issue 57: reports of statements and learners per verb, activity and time
-// bucket are answered from the rollups the SQLite writer keeps
+// bucket are answered from the hourly counts of the storage: the rollups the SQLite writer keeps
 // (src/storage/sqlite/report-rollups.js; the answer says `source`), with
 // the numbers brute force works out from the store's export: through
 // voidings (of a statement stored before, and of one stored after its
@@ -9,7 +9,8 @@
 // not activities, an anonymous group, another store. What the rollups
 // cannot answer exactly (a range not of whole hours, days in a zone of
 // half hours) is counted from the statements, with the same numbers. On
-// MongoDB every report reads the statements: the same numbers again.
+// MongoDB the same reports are answered by aggregation pipelines
+// (src/storage/mongodb/report-counts.js): the same numbers again.
 
 const { test } = require('node:test')
 const assert = require('node:assert/strict')
@@ -27,6 +28,7 @@ const LEARNERS = [
 const HOUR = 3600000
 const T0 = Date.parse('2026-10-24T00:00:00Z') // Europe/Paris leaves summer time on the 25th
 const q = (value) => encodeURIComponent(JSON.stringify(value))
+const COUNTED_BY = ENGINE === 'sqlite' ? 'rollups' : 'aggregation' // who counts per hour
 
 function statement (i, extra = {}) {
   return {
@@ -128,12 +130,43 @@ test('reports of statements and learners per verb, activity and time bucket: the
     const dims = (report.groupBy || []).length
     for (const row of answer.rows) assert.deepEqual(row.slice(dims), expected.get(JSON.stringify(row.slice(0, dims))), `${name}: ${JSON.stringify(row)}`)
     if (!report.maxGroups) assert.equal(answer.rows.length, expected.size, name)
-    const rolled = ENGINE === 'sqlite' && reports.includes(report)
-    assert.equal(answer.source, rolled ? 'rollups' : 'statements', name)
+    assert.equal(answer.source, reports.includes(report) ? COUNTED_BY : 'statements', name)
   }
   // rows along the time bucket, and largest first without one
   const byDay = (await lrs.http('/admin/reports/run', { method: 'POST', body: reports[2] })).json.rows.map((r) => r[0])
   assert.deepEqual(byDay, [...byDay].sort())
   const top = (await lrs.http('/admin/reports/run', { method: 'POST', body: reports[5] })).json.rows.map((r) => r[1])
   assert.ok(top[0] >= top[1], `largest first: ${top}`)
+})
+
+test('MongoDB: statements stored before they had report fields get them at the next start; reports read the statements until then', { skip: ENGINE !== 'mongodb' && 'MongoDB databases only (SQLite: schema 15, test/storage/schema-upgrade.test.js)' }, async () => {
+  const first = await startLrs()
+  const statements = Array.from({ length: 30 }, (_, i) => statement(i))
+  await post(first.client, statements)
+  const report = { groupBy: ['verb', 'day'], measures: ['statements'] }
+  const before = (await first.http('/admin/reports/run', { method: 'POST', body: report })).json
+  assert.equal(before.source, 'aggregation')
+  const env = first.storeEnv
+  // as an LRS of before 2026-12-06 left them: no rh, no rl, no setting
+  const { MongoClient } = require('mongodb')
+  const client = new MongoClient(env.MONGODB_URI)
+  const db = client.db(env.MONGODB_DB)
+  try {
+    await db.collection('statements').updateMany({}, { $unset: { rh: '', rl: '' } })
+    await db.collection('settings').deleteOne({ _id: 'report_fields_complete' })
+    await first.close({ graceMs: 0 })
+    const upgraded = await startLrs(env)
+    let answer
+    for (let k = 0; k < 100; k++) {
+      answer = (await upgraded.http('/admin/reports/run', { method: 'POST', body: report })).json
+      if (answer.source === 'aggregation') break
+      assert.deepEqual(answer.rows, before.rows, 'read from the statements meanwhile: the same numbers')
+      await new Promise((resolve) => setTimeout(resolve, 100))
+    }
+    assert.equal(answer.source, 'aggregation', 'the fields were given, the setting recorded')
+    assert.deepEqual(answer.rows, before.rows)
+    assert.equal(await db.collection('statements').countDocuments({ body: { $exists: true }, rh: { $exists: false } }), 0)
+  } finally {
+    await client.close()
+  }
 })

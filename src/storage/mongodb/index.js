@@ -17,6 +17,7 @@ const { consoleSessionsRepository } = require('./console-sessions')
 const { storesRepository } = require('./stores')
 const { forwardersRepository } = require('./forwarders')
 const { savedReportsRepository } = require('./saved-reports')
+const { reportCountsRepository, backfillReportFields } = require('./report-counts')
 const { startStorePurge } = require('./store-purge')
 
 function openMongoStorage (config, logger, { monitorCommands = false, hooks = {} } = {}) {
@@ -37,8 +38,11 @@ function openMongoStorage (config, logger, { monitorCommands = false, hooks = {}
     consoleSessions: consoleSessionsRepository(db, options),
     stores: storesRepository(db, options),
     forwarders: forwardersRepository(db, options),
-    savedReports: savedReportsRepository(db, options)
+    savedReports: savedReportsRepository(db, options),
+    reportCounts: reportCountsRepository(db, options)
   }
+  // statements stored before they had report fields get them, in the background
+  connection.ready.then(() => backfillReportFields(db, { logger })).catch((err) => logger.warn({ err }, 'could not give older statements their report fields; reports read the statements until a start that can'))
   // When the LRS first made this database's data, recorded once it answers
   // (stores.js) and before the storage says it is ready: done after, its
   // reads ran beside the first requests (the write path's test that counts
@@ -57,7 +61,6 @@ function openMongoStorage (config, logger, { monitorCommands = false, hooks = {}
     },
     writerRestarting: () => false, // the driver's own retries cover a failover
     ...Object.fromEntries(Object.entries(repositories).map(([name, repo]) => [name, translateErrors(repo, translateError)])),
-    reportRollups: null, // reports read the statements (src/reports/run-report.js)
     // For tests that look underneath (command monitoring, raw inserts).
     internals: { client: connection.client, db }
   }

@@ -23,6 +23,8 @@ const STATEMENT_INDEXES = [
   { key: { relAgents: 1, voided: 1, stored: -1, _id: -1 }, name: 'related_agent_stored' },
   { key: { relActivities: 1, voided: 1, stored: -1, _id: -1 }, name: 'related_activity_stored' },
   { key: { authorityKey: 1, voided: 1, stored: -1, _id: -1 }, name: 'authority_stored' },
+  // a store's statements by the hour of their timestamp (reports, report-counts.js)
+  { key: { store: 1, voided: 1, rh: 1 }, name: 'store_report_hour' },
   { key: { ref: 1 }, name: 'ref', sparse: true },
   // the targeted statements of a store (StatementRefs, Communication
   // 2.1.3.s3: statement-refs.js): a popular filter's few targeted

@@ -18,6 +18,8 @@
 //   attachments    sha2 of each attachment it declares
 //   verb, agents, relAgents, activities, relActivities, registration:
 //                  the top-level indexed fields the query parameters need.
+//   rh, rl         the hour of its timestamp and its learner, for reports
+//                  (report-counts.js)
 //
 // A voiding statement or a StatementRef may arrive before its target. Its
 // flag then goes into a marker document { _id, awaitingStatement: true,
@@ -38,6 +40,7 @@
 
 const crypto = require('node:crypto')
 const { insertManyReportingDuplicates, onlyDuplicateKeyErrors } = require('./insert-many')
+const { reportFields } = require('./report-counts')
 const { statementFilter, matchFilter, storeFilter } = require('./statement-filter')
 const { qualify, qualifyAll, unqualify, storeOf } = require('../../stores/store-keys')
 const { keyRange } = require('./stores')
@@ -87,7 +90,8 @@ function statementsRepository (db, { queryTimeoutMs, isFerret, locks, hooks, out
       activities: qAll(record.activities),
       relActivities: qAll(record.relActivities),
       registration: q(record.registration),
-      store: store || undefined // statement-filter.js
+      store: store || undefined, // statement-filter.js
+      ...reportFields(record, stored) // rh, rl (report-counts.js)
     }
   }
 
@@ -257,6 +261,8 @@ function statementsRepository (db, { queryTimeoutMs, isFerret, locks, hooks, out
     // Consistent-Through: moves statements to a later `stored`.
     async restamp (statementIds, stored) {
       await ids.updateMany(statementIds, { stored })
+      // a timestamp the LRS set to stored moves with it (report-counts.js)
+      await col.updateMany({ _id: { $in: statementIds }, ts: true }, { $set: { rh: reportFields({ timestampFromStored: true }, stored).rh } })
     },
 
     async findOne (id, { voided, authorityKey }) {

@@ -27,7 +27,7 @@ const { settingsRepository } = require('./settings')
 const { consoleSessionsRepository } = require('./console-sessions')
 const { forwardersRepository } = require('./forwarders')
 const { savedReportsRepository } = require('./saved-reports')
-const { reportRollupsRepository } = require('./report-rollup-reads')
+const { reportCountsRepository } = require('./report-rollup-reads')
 const { storesRepository } = require('./stores')
 
 // `hooks.walLimitBytes`, `hooks.mergeStatements`, `hooks.middleStatements`,
@@ -74,7 +74,7 @@ function openSqliteStorage (config, logger, { hooks = {} } = {}) {
     stores: storesRepository(db, options),
     forwarders: forwardersRepository(db, options),
     savedReports: savedReportsRepository(db, options),
-    reportRollups: reportRollupsRepository(db)
+    reportCounts: reportCountsRepository(db)
   }
   return {
     kind: 'sqlite',

@@ -13,7 +13,7 @@ const { BoundedMap } = require('../../lib/bounded-map')
 const BY = { verb: 'verb', activity: 'object' }
 const HOUR_MS = 3600000
 
-function reportRollupsRepository (db) {
+function reportCountsRepository (db) {
   const termId = termReader(db, { dictTables: DICT_TABLES })
   const termString = db.prepare('SELECT term FROM terms WHERE id = ?').pluck()
   const strings = new BoundedMap(100000)
@@ -42,6 +42,8 @@ function reportRollupsRepository (db) {
   const learnersIn = db.prepare('SELECT DISTINCT learner FROM report_learner_hours WHERE store = ? AND hour >= ? AND hour < ? AND n > 0').pluck()
 
   return {
+    source: 'rollups',
+    available: async () => true,
     // The first and last hour holding a counted statement of `store`, or null.
     async span ({ store }) {
       const { first, last } = span.get(store)
@@ -79,4 +81,4 @@ function reportRollupsRepository (db) {
   }
 }
 
-module.exports = { reportRollupsRepository }
+module.exports = { reportCountsRepository }

@@ -14,7 +14,7 @@ const cellText = (v) => (v === null || v === undefined ? '' : String(v))
 
 export function answerTable (answer) {
   return table(answer.columns, answer.rows.map((r) => el('tr', {}, r.map((v) => el('td', {}, clip(cellText(v)))))),
-    `${answer.rows.length} row${answer.rows.length === 1 ? '' : 's'}; ${answer.source === 'rollups' ? `${answer.statementsCounted} statements counted from the store's hourly rollups` : `${answer.statementsCounted} of ${answer.statementsRead} statements read counted`}, in ${answer.tookMs} ms`)
+    `${answer.rows.length} row${answer.rows.length === 1 ? '' : 's'}; ${answer.source !== 'statements' ? `${answer.statementsCounted} statements counted from the store's hourly counts` : `${answer.statementsCounted} of ${answer.statementsRead} statements read counted`}, in ${answer.tookMs} ms`)
 }
 
 export function truncatedNote (answer) {

@@ -1,0 +1,98 @@
+'use strict'
+
+// What reports count per hour (src/reports/rollup-report.js), from MongoDB's
+// aggregation framework: statements per verb and object activity, and the
+// distinct learners, of a store over a range of whole hours of their
+// timestamps. Each statement carries the hour of its timestamp (`rh`) and
+// its learner's key (`rl`, agent-keys.js) for this (statements.js, toDoc);
+// those stored before they did get them once (backfillReportFields), and
+// until then reports read the statements. A pipeline is $match and $group
+// with $sum only (what FerretDB has too), built from the validated report:
+// nothing a client wrote but values compared for equality.
+
+const { agentKey, useMboxCase } = require('../../resources/agents/agent-keys')
+const { qualify, unqualify } = require('../../stores/store-keys')
+const { storeFilter } = require('./statement-filter')
+const { insertManyReportingDuplicates } = require('./insert-many')
+
+const HOUR_MS = 3600000
+const COMPLETE = 'report_fields_complete' // the setting that says every statement has them
+const SLICE = 500
+const WRITES_AT_ONCE = 99 // FerretDB 1.24 never answers some bulkWrites of 100 or more
+
+// The fields of a statement for reports: the hour of its timestamp (of
+// `stored` when the LRS set the timestamp to it), its learner's key.
+function reportFields ({ timestampMs, timestampFromStored, learner }, stored) {
+  return { rh: Math.floor((timestampFromStored || timestampMs == null ? stored.getTime() : timestampMs) / HOUR_MS), rl: learner }
+}
+
+// Gives the statements stored without them their fields, then records that
+// all have them. Every worker may run it at once: the updates are the same.
+async function backfillReportFields (db, { logger }) {
+  const settings = db.collection('settings')
+  if (await settings.findOne({ _id: COMPLETE })) return
+  const mbox = await settings.findOne({ _id: 'mbox_case' }) // the keys this database's learners have (settings.js)
+  if (mbox) useMboxCase(mbox.value)
+  const col = db.collection('statements')
+  let done = 0
+  for (;;) {
+    const docs = await col.find({ rh: { $exists: false }, body: { $exists: true } }, { projection: { body: 1, stored: 1, ts: 1 }, limit: SLICE }).toArray()
+    if (!docs.length) break
+    const writes = docs.map((d) => {
+      const s = JSON.parse(d.body)
+      const fields = reportFields({ timestampMs: s.timestamp ? Date.parse(s.timestamp) : null, timestampFromStored: d.ts === true, learner: agentKey(s.actor) }, d.stored)
+      return { updateOne: { filter: { _id: d._id }, update: { $set: fields } } }
+    })
+    for (let i = 0; i < writes.length; i += WRITES_AT_ONCE) await col.bulkWrite(writes.slice(i, i + WRITES_AT_ONCE), { ordered: false })
+    done += docs.length
+  }
+  await insertManyReportingDuplicates(settings, [{ _id: COMPLETE, value: new Date() }])
+  if (done) logger.info({ statements: done }, 'report fields given to the statements stored before them')
+}
+
+function reportCountsRepository (db, { queryTimeoutMs }) {
+  const col = db.collection('statements')
+  const settings = db.collection('settings')
+  const options = { maxTimeMS: queryTimeoutMs }
+  let complete = false
+  const match = (store, fromHour, toHour) => ({ voided: false, ...storeFilter(store), rh: { $gte: fromHour, $lt: toHour } })
+  const edge = async (store, order) => {
+    const [doc] = await col.find({ voided: false, ...storeFilter(store), rh: { $exists: true } }, { projection: { rh: 1 }, sort: { rh: order }, limit: 1, ...options }).toArray()
+    return doc ? doc.rh : null
+  }
+  return {
+    source: 'aggregation',
+    async available () {
+      if (!complete) complete = (await settings.findOne({ _id: COMPLETE }, options)) !== null
+      return complete
+    },
+    async span ({ store }) {
+      const firstHour = await edge(store, 1)
+      return firstHour === null ? null : { firstHour, lastHour: await edge(store, -1) }
+    },
+    async statements ({ store, fromHour, toHour, verb = null, activity = null, by = [] }) {
+      const filter = match(store, fromHour, toHour)
+      if (verb) filter.verb = qualify(store, verb)
+      if (activity) filter.activities = qualify(store, activity)
+      const key = {}
+      if (by.includes('verb')) key.v = '$verb'
+      if (by.includes('activity')) key.o = '$activities'
+      const rows = await col.aggregate([{ $match: filter }, { $group: { _id: Object.keys(key).length ? key : null, n: { $sum: 1 } } }], options).toArray()
+      return rows.map((r) => {
+        const out = { n: r.n }
+        if (key.v) out.verb = unqualify(r._id.v)
+        if (key.o) out.activity = Array.isArray(r._id.o) && r._id.o.length ? unqualify(r._id.o[0]) : null
+        return out
+      })
+    },
+    async learners ({ store, fromHour, toHour }) {
+      const rows = await col.aggregate([{ $match: match(store, fromHour, toHour) }, { $group: { _id: '$rl' } }], options).toArray()
+      return rows.map((r) => r._id === undefined ? null : r._id)
+    },
+    // where statements of some hours were stored: not kept here (a report
+    // on a timestamp range reads its query's statements)
+    async storedRanges () { return null }
+  }
+}
+
+module.exports = { reportFields, backfillReportFields, reportCountsRepository }
