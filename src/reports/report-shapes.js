@@ -14,13 +14,7 @@
 const { agentKey } = require('../resources/agents/agent-keys')
 const { scoreOf, durationOf, timeOf } = require('./statement-values')
 
-const ADL = 'http://adlnet.gov/expapi/verbs/'
-const LAUNCHED = new Set([ADL + 'launched', ADL + 'initialized'])
-const COMPLETED = ADL + 'completed'
-const PASSED = ADL + 'passed'
-
-const completes = (s) => s.verb.id === COMPLETED || (s.result && s.result.completion === true)
-const passes = (s) => s.verb.id === PASSED || (s.result && s.result.success === true)
+const { launches, completes, passes } = require('../resources/statements/report-fields')
 const round = (x) => Math.round(x * 1e9) / 1e9
 
 function completionFunnel () {
@@ -34,13 +28,19 @@ function completionFunnel () {
       let g = groups.get(activity)
       if (!g) groups.set(activity, (g = { launched: new Set(), completed: new Set(), passed: new Set() }))
       const learner = agentKey(s.actor)
-      if (LAUNCHED.has(s.verb.id)) g.launched.add(learner)
+      if (launches(s)) g.launched.add(learner)
       if (completes(s)) g.completed.add(learner)
       if (passes(s)) g.passed.add(learner)
     },
-    rows: () => [...groups].map(([activity, g]) => [activity, g.launched.size, g.completed.size, g.passed.size])
-      .sort((a, b) => (b[1] - a[1]) || (b[2] - a[2]) || String(a[0]).localeCompare(String(b[0])))
+    rows: () => funnelRows(groups)
   }
+}
+
+// The funnel's rows from its groups (activity -> learner sets), most
+// launched first (rollup-report.js answers in the same order).
+function funnelRows (groups) {
+  return [...groups].map(([activity, g]) => [activity, g.launched.size, g.completed.size, g.passed.size])
+    .sort((a, b) => (b[1] - a[1]) || (b[2] - a[2]) || String(a[0]).localeCompare(String(b[0])))
 }
 const activityOf = (s) => (s.object.objectType === undefined || s.object.objectType === 'Activity') ? s.object.id : null
 
@@ -74,4 +74,4 @@ function learnerProgress (report) {
 
 const SHAPE_ACCUMULATORS = { completionFunnel, learnerProgress }
 
-module.exports = { SHAPE_ACCUMULATORS }
+module.exports = { SHAPE_ACCUMULATORS, funnelRows }

@@ -13,10 +13,12 @@
 const { errors } = require('../errors')
 const { bucketOf, BUCKETS } = require('./time-buckets')
 const { orderedRows } = require('./group-report')
+const { funnelRows } = require('./report-shapes')
 
 const HOUR_MS = 3600000
 const FILTERS = new Set(['verb', 'activity', 'from', 'to'])
 const CATEGORIES = new Set(['verb', 'activity'])
+const FUNNEL_FILTERS = new Set(['grouping', 'from', 'to'])
 // hours read at once: a week of a busy store is some tens of thousands of
 // rows, milliseconds, and the worker answers other requests between
 const CHUNK_HOURS = 168
@@ -24,10 +26,13 @@ const CHUNK_HOURS = 168
 // Whether the rollups hold what `report` asks (run-report.js's report;
 // `authorityKey`: only a credential's own statements, which they do not know).
 function rollupAnswers (report, { authorityKey }) {
-  if (report.shape || authorityKey || report.timeField !== 'timestamp') return false
+  if (authorityKey || report.timeField !== 'timestamp') return false
   const f = report.filter
-  if (!Object.keys(f).every((k) => FILTERS.has(k))) return false
   if (['from', 'to'].some((k) => f[k] && Date.parse(f[k]) % HOUR_MS !== 0)) return false
+  // a course's completion funnel
+  if (report.shape === 'completionFunnel') return Boolean(f.grouping) && Object.keys(f).every((k) => FUNNEL_FILTERS.has(k))
+  if (report.shape) return false
+  if (!Object.keys(f).every((k) => FILTERS.has(k))) return false
   const categories = report.groupBy.filter((d) => !BUCKETS.includes(d))
   if (!categories.every((d) => CATEGORIES.has(d))) return false
   if (!report.measures.every((m) => m === 'statements' || m === 'learners')) return false
@@ -50,14 +55,66 @@ function bucketRanges (fromHour, toHour, bucket, timeZone) {
   return ranges
 }
 
-// The answer, as run-report.js gives it, or null when the rollups cannot
-// give it exactly (then the statements are read).
-async function runFromRollups (report, { counts, store, deadline }) {
-  const started = Date.now()
+// The hours a report asks, within those holding statements: [fromHour, toHour).
+async function hoursOf (report, { counts, store }) {
   const f = report.filter
   const span = await counts.span({ store })
-  const fromHour = Math.max(f.from ? Date.parse(f.from) / HOUR_MS : -Infinity, span ? span.firstHour : 0)
-  const toHour = Math.min(f.to ? Date.parse(f.to) / HOUR_MS : Infinity, span ? span.lastHour + 1 : 0)
+  return {
+    fromHour: Math.max(f.from ? Date.parse(f.from) / HOUR_MS : -Infinity, span ? span.firstHour : 0),
+    toHour: Math.min(f.to ? Date.parse(f.to) / HOUR_MS : Infinity, span ? span.lastHour + 1 : 0)
+  }
+}
+
+// Reads `read(fromHour, toHour)` a chunk of hours at a time, other requests
+// served between; past the deadline, ReportTimeout.
+async function inChunks (fromHour, toHour, deadline, read) {
+  for (let from = fromHour; from < toHour; from += CHUNK_HOURS) {
+    if (Date.now() > deadline) throw errors.ReportTimeout()
+    await read(from, Math.min(toHour, from + CHUNK_HOURS))
+    await new Promise((resolve) => setImmediate(resolve))
+  }
+}
+
+// The answer as run-report.js gives it.
+function answerOf (report, { columns, all, counted, source, started }) {
+  return {
+    columns,
+    rows: all.slice(0, report.maxGroups),
+    groups: all.length,
+    truncated: all.length > report.maxGroups,
+    statementsRead: 0,
+    statementsCounted: counted,
+    source,
+    tookMs: Date.now() - started
+  }
+}
+
+// A course's completion funnel: per object activity, its learners of each step.
+async function funnelFromCounts (report, { counts, store, deadline }) {
+  const started = Date.now()
+  const { fromHour, toHour } = await hoursOf(report, { counts, store })
+  const groups = new Map() // activity -> { launched, completed, passed } (learner sets)
+  let counted = 0
+  await inChunks(fromHour, toHour, deadline, async (from, to) => {
+    for (const row of await counts.funnel({ store, grouping: report.filter.grouping, fromHour: from, toHour: to })) {
+      let g = groups.get(row.activity)
+      if (!g) groups.set(row.activity, (g = { launched: new Set(), completed: new Set(), passed: new Set() }))
+      if (row.launched > 0) g.launched.add(row.learner)
+      if (row.completed > 0) g.completed.add(row.learner)
+      if (row.passed > 0) g.passed.add(row.learner)
+      counted += row.n
+    }
+  })
+  return answerOf(report, { columns: ['activity', 'launched', 'completed', 'passed'], all: funnelRows(groups), counted, source: counts.source, started })
+}
+
+// The answer, as run-report.js gives it, or null when the counts cannot
+// give it exactly (then the statements are read).
+async function runFromRollups (report, { counts, store, deadline }) {
+  if (report.shape === 'completionFunnel') return funnelFromCounts(report, { counts, store, deadline })
+  const started = Date.now()
+  const f = report.filter
+  const { fromHour, toHour } = await hoursOf(report, { counts, store })
   const bucket = report.groupBy.find((d) => BUCKETS.includes(d))
   const categories = report.groupBy.filter((d) => !BUCKETS.includes(d))
   const ranges = fromHour < toHour ? bucketRanges(fromHour, toHour, bucket, report.timeZone) : []
@@ -65,9 +122,7 @@ async function runFromRollups (report, { counts, store, deadline }) {
   const learnersAsked = report.measures.includes('learners')
   const groups = new Map() // key -> { values by dimension, n, learners }
   for (const range of ranges) {
-    for (let from = range.fromHour; from < range.toHour; from += CHUNK_HOURS) {
-      if (Date.now() > deadline) throw errors.ReportTimeout()
-      const to = Math.min(range.toHour, from + CHUNK_HOURS)
+    await inChunks(range.fromHour, range.toHour, deadline, async (from, to) => {
       const rows = await counts.statements({ store, fromHour: from, toHour: to, verb: f.verb, activity: f.activity, by: categories })
       for (const row of rows) {
         const key = JSON.stringify([range.name, ...categories.map((d) => row[d])])
@@ -79,25 +134,14 @@ async function runFromRollups (report, { counts, store, deadline }) {
         const g = groups.get(JSON.stringify([range.name]))
         for (const learner of await counts.learners({ store, fromHour: from, toHour: to })) g.learners.add(learner)
       }
-      await new Promise((resolve) => setImmediate(resolve)) // other requests between reads
-    }
+    })
   }
   const list = [...groups.values()].map((g) => ({
     values: report.groupBy.map((d) => g.values[d]),
     measured: report.measures.map((m) => m === 'statements' ? g.n : g.learners.size)
   }))
   const counted = [...groups.values()].reduce((sum, g) => sum + g.n, 0)
-  const all = orderedRows(list, report)
-  return {
-    columns: [...report.groupBy, ...report.measures],
-    rows: all.slice(0, report.maxGroups),
-    groups: all.length,
-    truncated: all.length > report.maxGroups,
-    statementsRead: 0,
-    statementsCounted: counted,
-    source: counts.source,
-    tookMs: Date.now() - started
-  }
+  return answerOf(report, { columns: [...report.groupBy, ...report.measures], all: orderedRows(list, report), counted, source: counts.source, started })
 }
 
 module.exports = { rollupAnswers, runFromRollups }

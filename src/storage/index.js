@@ -41,7 +41,9 @@
 //                span({ store }) -> { firstHour,
 //                lastHour } | null, statements({ store, fromHour, toHour, verb, activity,
 //                by }) -> [{ verb?, activity?, n }], learners({ store, fromHour, toHour })
-//                -> [learner], storedRanges({ store, fromHour, toHour }) -> [{ sinceMs,
+//                -> [learner], funnel({ store, grouping, fromHour, toHour }) -> [{ activity,
+//                learner, n, launched, completed, passed }] (report-fields.js),
+//                storedRanges({ store, fromHour, toHour }) -> [{ sinceMs,
 //                untilMs }] | null (where statements of those hours were stored):
 //                counted statements per hour of their timestamp
 //                (ms / 3,600,000), voided ones never (sqlite/report-rollups.js,

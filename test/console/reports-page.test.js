@@ -97,6 +97,8 @@ test('the Reports pages', { skip: browserSkip() }, async (t) => {
     assert.deepEqual(answer.rows, [[DAYS[0], 2], [DAYS[1], 4], [DAYS[2], 4]])
     assert.deepEqual(await page.$$eval('#report-result thead th', (ths) => ths.map((th) => th.textContent)), answer.columns)
     assert.deepEqual(await tableRows(page, '#report-result'), asText(answer.rows))
+    // statements per day: counted per hour by the store, which the page says
+    assert.match(await textOf(page, '#report-result caption'), /^3 rows; 10 statements counted from the store's hourly counts, in \d+ ms$/)
     assert.equal(await page.$eval('#report-result svg', (s) => s.dataset.kind), 'line')
     assert.equal(await page.$$eval('#report-result svg polyline', (ps) => ps.length), 1)
     assert.equal(await page.$$eval('#report-result svg circle', (cs) => cs.length), 3)

@@ -21,6 +21,7 @@ const { storeWithAdmin, postStatements: post } = require('../helpers/stores')
 const ADL = 'http://adlnet.gov/expapi/verbs/'
 const VERBS = ['launched', 'answered', 'completed', 'passed'].map((v) => ADL + v)
 const COURSE = 'http://lms.example.com/courses/rollups'
+const OTHER_COURSE = 'http://lms.example.com/courses/other'
 const LEARNERS = [
   ...['ann', 'bob', 'cho', 'dee'].map((n) => ({ objectType: 'Agent', mbox: `mailto:${n}@example.com` })),
   { objectType: 'Agent', account: { homePage: 'http://lms.example.com', name: 'emi' } }
@@ -37,6 +38,9 @@ function statement (i, extra = {}) {
     verb: { id: VERBS[i % VERBS.length] },
     object: { objectType: 'Activity', id: `${COURSE}/a${i % 3}` },
     timestamp: new Date(T0 + ((i * 7) % 120) * HOUR + (i % 60) * 60000).toISOString(),
+    // most in the course (one of them in a second course too), some in none; results here and there
+    ...(i % 5 !== 4 && { context: { contextActivities: { grouping: i % 11 ? [{ id: COURSE }] : [{ id: COURSE }, { id: OTHER_COURSE }] } } }),
+    ...(i % 4 === 1 && { result: { success: i % 8 === 1, completion: i % 3 === 0 } }),
     ...extra
   }
 }
@@ -54,9 +58,12 @@ const bucketOf = (ms, bucket, timeZone) => {
   return d.toISOString().slice(0, 10)
 }
 
+const inGrouping = (s, id) => Boolean(s.context && s.context.contextActivities && (s.context.contextActivities.grouping || []).some((a) => a.id === id))
+
 // The report worked out from the export, as a map of group -> measures.
 function bruteForce (statements, report) {
   const f = report.filter || {}
+  if (report.shape === 'completionFunnel') return bruteFunnel(statements, f)
   const zone = report.timeZone || 'UTC'
   const groups = new Map()
   for (const s of statements) {
@@ -73,6 +80,24 @@ function bruteForce (statements, report) {
     groups.set(k, g)
   }
   return new Map([...groups].map(([k, g]) => [k, report.measures.map((m) => m === 'statements' ? g.statements : g.learners.size)]))
+}
+
+// A completion funnel worked out from the export: activity -> [launched, completed, passed] learners.
+function bruteFunnel (statements, f) {
+  const groups = new Map()
+  for (const s of statements) {
+    const at = Date.parse(s.timestamp)
+    if (f.grouping && !inGrouping(s, f.grouping)) continue
+    if ((f.from && at < Date.parse(f.from)) || (f.to && at >= Date.parse(f.to))) continue
+    const k = JSON.stringify([isActivity(s.object) ? s.object.id : null])
+    const g = groups.get(k) || [new Set(), new Set(), new Set()]
+    const learner = learnerOf(s.actor)
+    if ([ADL + 'launched', ADL + 'initialized'].includes(s.verb.id)) g[0].add(learner)
+    if (s.verb.id === ADL + 'completed' || (s.result && s.result.completion === true)) g[1].add(learner)
+    if (s.verb.id === ADL + 'passed' || (s.result && s.result.success === true)) g[2].add(learner)
+    groups.set(k, g)
+  }
+  return new Map([...groups].map(([k, g]) => [k, g.map((set) => set.size)]))
 }
 
 test('reports of statements and learners per verb, activity and time bucket: the rollups\' numbers are brute force\'s, through voiding, erasure and other stores', async (t) => {
@@ -108,7 +133,10 @@ test('reports of statements and learners per verb, activity and time bucket: the
     { measures: ['statements', 'learners'] },
     { filter: { activity: `${COURSE}/a1` }, groupBy: ['week', 'verb'], measures: ['statements'], timeZone: 'America/New_York' },
     { groupBy: ['activity'], measures: ['statements'], maxGroups: 2 },
-    { filter: { verb: 'http://example.com/never-stored' }, groupBy: ['day'], measures: ['statements'] }
+    { filter: { verb: 'http://example.com/never-stored' }, groupBy: ['day'], measures: ['statements'] },
+    { shape: 'completionFunnel', filter: { grouping: COURSE } },
+    { shape: 'completionFunnel', filter: { grouping: OTHER_COURSE, from: new Date(T0 + 5 * HOUR).toISOString(), to: new Date(T0 + 100 * HOUR).toISOString() } },
+    { shape: 'completionFunnel', filter: { grouping: 'http://example.com/never-a-course' } }
   ]
   const fallbacks = [
     { groupBy: ['day'], measures: ['statements', 'learners'], timeZone: 'Asia/Kolkata' }, // days start at half past an hour in UTC
@@ -117,7 +145,9 @@ test('reports of statements and learners per verb, activity and time bucket: the
     { filter: { from: new Date(T0 + 10 * HOUR).toISOString(), to: new Date(T0 + 50 * HOUR).toISOString() }, groupBy: ['verb'], measures: ['statements', 'learners'] },
     { filter: { from: new Date(T0 - 1000 * HOUR).toISOString(), to: new Date(T0 + 10 * HOUR + 1).toISOString() }, groupBy: ['day'], measures: ['learners'] },
     { timeField: 'stored', filter: { from: new Date(Date.now() - HOUR).toISOString(), to: new Date(Date.now() + HOUR).toISOString() }, groupBy: ['verb'], measures: ['statements'] },
-    { timeField: 'stored', filter: { to: new Date(Date.now() - HOUR).toISOString() }, measures: ['statements'] }
+    { timeField: 'stored', filter: { to: new Date(Date.now() - HOUR).toISOString() }, measures: ['statements'] },
+    { shape: 'completionFunnel', filter: { grouping: COURSE, from: new Date(T0 + 30 * 60000).toISOString() } }, // not a whole hour
+    { shape: 'completionFunnel' } // every course: read from the statements
   ]
   for (const report of [...reports, ...fallbacks]) {
     const res = await lrs.http('/admin/reports/run', { method: 'POST', body: report })
@@ -127,7 +157,7 @@ test('reports of statements and learners per verb, activity and time bucket: the
     const name = JSON.stringify(report)
     assert.equal(answer.groups, expected.size, name)
     assert.equal(answer.truncated, expected.size > (report.maxGroups || 1000), name)
-    const dims = (report.groupBy || []).length
+    const dims = report.shape ? 1 : (report.groupBy || []).length
     for (const row of answer.rows) assert.deepEqual(row.slice(dims), expected.get(JSON.stringify(row.slice(0, dims))), `${name}: ${JSON.stringify(row)}`)
     if (!report.maxGroups) assert.equal(answer.rows.length, expected.size, name)
     assert.equal(answer.source, reports.includes(report) ? COUNTED_BY : 'statements', name)
@@ -144,15 +174,18 @@ test('MongoDB: statements stored before they had report fields get them at the n
   const statements = Array.from({ length: 30 }, (_, i) => statement(i))
   await post(first.client, statements)
   const report = { groupBy: ['verb', 'day'], measures: ['statements'] }
+  const funnel = { shape: 'completionFunnel', filter: { grouping: COURSE } }
   const before = (await first.http('/admin/reports/run', { method: 'POST', body: report })).json
+  const funnelBefore = (await first.http('/admin/reports/run', { method: 'POST', body: funnel })).json
   assert.equal(before.source, 'aggregation')
+  assert.equal(funnelBefore.source, 'aggregation')
   const env = first.storeEnv
   // as an LRS of before 2026-12-06 left them: no rh, no rl, no setting
   const { MongoClient } = require('mongodb')
   const client = new MongoClient(env.MONGODB_URI)
   const db = client.db(env.MONGODB_DB)
   try {
-    await db.collection('statements').updateMany({}, { $unset: { rh: '', rl: '' } })
+    await db.collection('statements').updateMany({}, { $unset: { rh: '', rl: '', rg: '', fL: '', fC: '', fP: '' } })
     await db.collection('settings').deleteOne({ _id: 'report_fields_complete' })
     await first.close({ graceMs: 0 })
     const upgraded = await startLrs(env)
@@ -165,6 +198,7 @@ test('MongoDB: statements stored before they had report fields get them at the n
     }
     assert.equal(answer.source, 'aggregation', 'the fields were given, the setting recorded')
     assert.deepEqual(answer.rows, before.rows)
+    assert.deepEqual((await upgraded.http('/admin/reports/run', { method: 'POST', body: funnel })).json.rows, funnelBefore.rows)
     assert.equal(await db.collection('statements').countDocuments({ body: { $exists: true }, rh: { $exists: false } }), 0)
   } finally {
     await client.close()

@@ -6,7 +6,7 @@
 // and the same inside a SubStatement; `activity` at the object,
 // `related_activities` also at context activities and the SubStatement.
 
-const { actorKeys, agentKey } = require('../agents/agent-keys')
+const { actorKeys } = require('../agents/agent-keys')
 const { forEachContextActivity } = require('../../validation/context-activities')
 
 function isActor (object) {
@@ -60,11 +60,7 @@ function queryFields (statement, authority) {
     relAgents: [...relAgents],
     activities: [...activities],
     relActivities: [...relActivities],
-    registration: statement.context && statement.context.registration ? statement.context.registration.toLowerCase() : null,
-    // what reports count by (src/reports/): the learner as the agent filter
-    // matches it, and the timestamp (null: the LRS sets it to stored)
-    learner: agentKey(statement.actor),
-    timestampMs: statement.timestamp ? Date.parse(statement.timestamp) : null
+    registration: statement.context && statement.context.registration ? statement.context.registration.toLowerCase() : null
   }
 }
 

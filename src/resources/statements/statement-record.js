@@ -8,6 +8,7 @@ const { toUtcTimestamp } = require('../../validation/formats')
 const { VOIDED_VERB } = require('../../validation/statement-rules')
 const { queryFields } = require('./query-fields')
 const { authorityKey: authorityKeyOf } = require('../agents/agent-keys')
+const { reportFields } = require('./report-fields')
 const { mapContextActivities, contextActivitiesAreArrays } = require('../../validation/context-activities')
 
 // Data 2.4.6.2.s4.b3: context activities are returned as arrays even when
@@ -89,7 +90,8 @@ function toRecord (statement, { authority, xapiVersion, authorityJson = JSON.str
     ref,
     authorityKey, // for credentials limited to statements/read/mine
     attachments: attachmentHashes(statement),
-    ...queryFields(statement, authority)
+    ...queryFields(statement, authority),
+    ...reportFields(statement)
   }
 }
 
@@ -110,7 +112,8 @@ function storedRecord (statement, { body, timestampFromStored }) {
     ref: object.objectType === 'StatementRef' ? object.id.toLowerCase() : null,
     authorityKey: authorityKeyOf(authority),
     attachments: attachmentHashes(statement),
-    ...queryFields(statement, authority)
+    ...queryFields(statement, authority),
+    ...reportFields(statement)
   }
 }
 

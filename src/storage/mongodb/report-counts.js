@@ -3,15 +3,18 @@
 // What reports count per hour (src/reports/rollup-report.js), from MongoDB's
 // aggregation framework: statements per verb and object activity, and the
 // distinct learners, of a store over a range of whole hours of their
-// timestamps. Each statement carries the hour of its timestamp (`rh`) and
-// its learner's key (`rl`, agent-keys.js) for this (statements.js, toDoc);
+// timestamps, and a course's completion funnel. Each statement carries the
+// hour of its timestamp (`rh`), its learner's key (`rl`, agent-keys.js),
+// its groupings (`rg`) and its funnel steps (`fL`, `fC`, `fP`: 1 or
+// absent; report-fields.js) for this (statements.js, toDoc);
 // those stored before they did get them once (backfillReportFields), and
 // until then reports read the statements. A pipeline is $match and $group
-// with $sum only (what FerretDB has too), built from the validated report:
+// with $sum: 1 only (what FerretDB 1.24 does right), built from the validated report:
 // nothing a client wrote but values compared for equality.
 
-const { agentKey, useMboxCase } = require('../../resources/agents/agent-keys')
-const { qualify, unqualify } = require('../../stores/store-keys')
+const { useMboxCase } = require('../../resources/agents/agent-keys')
+const { reportFields: fieldsOfStatement } = require('../../resources/statements/report-fields')
+const { qualify, qualifyAll, unqualify, storeOf } = require('../../stores/store-keys')
 const { storeFilter } = require('./statement-filter')
 const { insertManyReportingDuplicates } = require('./insert-many')
 
@@ -20,10 +23,19 @@ const COMPLETE = 'report_fields_complete' // the setting that says every stateme
 const SLICE = 500
 const WRITES_AT_ONCE = 99 // FerretDB 1.24 never answers some bulkWrites of 100 or more
 
-// The fields of a statement for reports: the hour of its timestamp (of
-// `stored` when the LRS set the timestamp to it), its learner's key.
-function reportFields ({ timestampMs, timestampFromStored, learner }, stored) {
-  return { rh: Math.floor((timestampFromStored || timestampMs == null ? stored.getTime() : timestampMs) / HOUR_MS), rl: learner }
+// The fields of a statement for reports (a record's report fields,
+// report-fields.js): the hour of its timestamp (of `stored` when the LRS
+// set the timestamp to it), its learner's key, its groupings (its store's:
+// store-keys.js), its funnel steps.
+function reportFields ({ timestampMs, timestampFromStored, learner, groupings, launched, completes, passes }, stored, store) {
+  return {
+    rh: Math.floor((timestampFromStored || timestampMs == null ? stored.getTime() : timestampMs) / HOUR_MS),
+    rl: learner,
+    rg: groupings && groupings.length ? qualifyAll(store, groupings) : undefined,
+    fL: launched ? 1 : undefined,
+    fC: completes ? 1 : undefined,
+    fP: passes ? 1 : undefined
+  }
 }
 
 // Gives the statements stored without them their fields, then records that
@@ -39,8 +51,8 @@ async function backfillReportFields (db, { logger }) {
     const docs = await col.find({ rh: { $exists: false }, body: { $exists: true } }, { projection: { body: 1, stored: 1, ts: 1 }, limit: SLICE }).toArray()
     if (!docs.length) break
     const writes = docs.map((d) => {
-      const s = JSON.parse(d.body)
-      const fields = reportFields({ timestampMs: s.timestamp ? Date.parse(s.timestamp) : null, timestampFromStored: d.ts === true, learner: agentKey(s.actor) }, d.stored)
+      const fields = reportFields({ ...fieldsOfStatement(JSON.parse(d.body)), timestampFromStored: d.ts === true }, d.stored, storeOf(d._id))
+      for (const k of Object.keys(fields)) if (fields[k] === undefined) delete fields[k]
       return { updateOne: { filter: { _id: d._id }, update: { $set: fields } } }
     })
     for (let i = 0; i < writes.length; i += WRITES_AT_ONCE) await col.bulkWrite(writes.slice(i, i + WRITES_AT_ONCE), { ordered: false })
@@ -84,6 +96,29 @@ function reportCountsRepository (db, { queryTimeoutMs }) {
         if (key.o) out.activity = Array.isArray(r._id.o) && r._id.o.length ? unqualify(r._id.o[0]) : null
         return out
       })
+    },
+    // One $group per step, each counting its statements ($sum: 1): FerretDB
+    // 1.24 sums a field ($sum: '$fL') as 0 when the group key is a document
+    async funnel ({ store, grouping, fromHour, toHour }) {
+      const filter = { ...match(store, fromHour, toHour), rg: qualify(store, grouping) }
+      const counted = (step) => col.aggregate([{ $match: step ? { ...filter, [step]: 1 } : filter }, { $group: { _id: { o: '$activities', l: '$rl' }, n: { $sum: 1 } } }], options).toArray()
+      const [all, launched, completed, passed] = await Promise.all([null, 'fL', 'fC', 'fP'].map(counted))
+      const keyOf = (r) => JSON.stringify([r._id.o, r._id.l])
+      const rows = new Map(all.map((r) => [keyOf(r), {
+        activity: Array.isArray(r._id.o) && r._id.o.length ? unqualify(r._id.o[0]) : null,
+        learner: r._id.l === undefined ? null : r._id.l,
+        n: r.n,
+        launched: 0,
+        completed: 0,
+        passed: 0
+      }]))
+      for (const [step, list] of Object.entries({ launched, completed, passed })) {
+        for (const r of list) {
+          const row = rows.get(keyOf(r))
+          if (row) row[step] = r.n
+        }
+      }
+      return [...rows.values()]
     },
     async learners ({ store, fromHour, toHour }) {
       const rows = await col.aggregate([{ $match: match(store, fromHour, toHour) }, { $group: { _id: '$rl' } }], options).toArray()

@@ -18,8 +18,8 @@
 //   attachments    sha2 of each attachment it declares
 //   verb, agents, relAgents, activities, relActivities, registration:
 //                  the top-level indexed fields the query parameters need.
-//   rh, rl         the hour of its timestamp and its learner, for reports
-//                  (report-counts.js)
+//   rh, rl, rg, fL, fC, fP  the hour of its timestamp, its learner, its
+//                  groupings, its funnel steps, for reports (report-counts.js)
 //
 // A voiding statement or a StatementRef may arrive before its target. Its
 // flag then goes into a marker document { _id, awaitingStatement: true,
@@ -91,7 +91,7 @@ function statementsRepository (db, { queryTimeoutMs, isFerret, locks, hooks, out
       relActivities: qAll(record.relActivities),
       registration: q(record.registration),
       store: store || undefined, // statement-filter.js
-      ...reportFields(record, stored) // rh, rl (report-counts.js)
+      ...reportFields(record, stored, store) // rh, rl, rg, fL, fC, fP (report-counts.js)
     }
   }
 

@@ -39,6 +39,8 @@ function reportCountsRepository (db) {
     return prepared.get(key)
   }
   const storedHours = db.prepare('SELECT stored_hour FROM report_stored_hours WHERE store = ? AND first_hour < ? AND last_hour >= ? ORDER BY stored_hour').pluck()
+  const funnelIn = db.prepare(`SELECT object, learner, sum(n) AS n, sum(launched) AS launched, sum(completed) AS completed, sum(passed) AS passed
+    FROM report_funnel_hours WHERE store = ? AND grouping = ? AND hour >= ? AND hour < ? GROUP BY object, learner HAVING sum(n) > 0`)
   const learnersIn = db.prepare('SELECT DISTINCT learner FROM report_learner_hours WHERE store = ? AND hour >= ? AND hour < ? AND n > 0').pluck()
 
   return {
@@ -73,6 +75,14 @@ function reportCountsRepository (db) {
         else ranges.push({ sinceMs: hour * HOUR_MS, untilMs: (hour + 1) * HOUR_MS })
       }
       return ranges
+    },
+    // The completion funnel's counts per object activity and learner (an
+    // opaque number) of the statements under `grouping` (an IRI) in those
+    // hours: [{ activity, learner, n, launched, completed, passed }].
+    async funnel ({ store, grouping, fromHour, toHour }) {
+      const id = termId('c:' + grouping)
+      if (id === undefined) return []
+      return funnelIn.all(store, id, fromHour, toHour).map((row) => ({ ...row, activity: named(row.object) }))
     },
     // The learners (opaque numbers) with a counted statement in those hours.
     async learners ({ store, fromHour, toHour }) {

@@ -4,8 +4,11 @@
 // timestamp, verb and object activity (report_hours), the same per verb
 // alone (report_verb_hours: a year of a store is some 60,000 rows of it,
 // against millions of the first), per store, hour and learner
-// (report_learner_hours); and for each hour of `stored`, the hours of the
-// timestamps stored in it (report_stored_hours), which narrows a report
+// (report_learner_hours); per store, grouping activity (a course), hour,
+// object activity and learner, the statements and the completion funnel's
+// steps (report_funnel_hours: a course's funnel over a month reads its
+// rows, not its statements); and for each hour of `stored`, the hours of
+// the timestamps stored in it (report_stored_hours), which narrows a report
 // on a timestamp range to the stored ranges holding it. The writer keeps them with the hourly
 // counters (write-counters.js), in the transaction that stores, voids or
 // erases statements, so that a report asking only what they hold reads a
@@ -20,7 +23,7 @@
 const { unpackBody } = require('./body-codec')
 const { hashedAgent } = require('./terms')
 const { storedMsOf } = require('./seq')
-const { agentKey } = require('../../resources/agents/agent-keys')
+const { reportFields } = require('../../resources/statements/report-fields')
 
 const HOUR_MS = 3600000
 
@@ -48,6 +51,18 @@ CREATE TABLE IF NOT EXISTS report_stored_hours (
   last_hour INTEGER NOT NULL,
   PRIMARY KEY (store, stored_hour)
 ) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS report_funnel_hours (
+  store INTEGER NOT NULL,
+  grouping INTEGER NOT NULL,
+  hour INTEGER NOT NULL,
+  object INTEGER NOT NULL,
+  learner INTEGER NOT NULL,
+  n INTEGER NOT NULL,
+  launched INTEGER NOT NULL,
+  completed INTEGER NOT NULL,
+  passed INTEGER NOT NULL,
+  PRIMARY KEY (store, grouping, hour, object, learner)
+) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS report_learner_hours (
   store INTEGER NOT NULL,
   hour INTEGER NOT NULL,
@@ -56,13 +71,19 @@ CREATE TABLE IF NOT EXISTS report_learner_hours (
   PRIMARY KEY (store, hour, learner)
 ) WITHOUT ROWID;`
 
-// The terms a worker sends for a statement's rollups (statements.js,
-// forWriter): where its object activity is among its terms, and its
-// learner's term (an agent term, terms.js).
+// A statement's steps of the completion funnel as bits.
+const funnelBits = (f) => (f.launched ? 1 : 0) | (f.completes ? 2 : 0) | (f.passes ? 4 : 0)
+
+// What a worker sends for a statement's rollups (statements.js,
+// forWriter): where its object activity is among its terms, its learner's
+// term (an agent term, terms.js), its groupings' terms (related activities)
+// and its funnel bits.
 function rollupTerms (record, allTerms) {
   return {
     objectAt: allTerms.findIndex((term) => term.startsWith('o:')),
-    learner: record.learner ? 'a:' + hashedAgent(record.learner) : null
+    learner: record.learner ? 'a:' + hashedAgent(record.learner) : null,
+    groupings: record.groupings.length ? record.groupings.map((id) => 'c:' + id) : undefined,
+    funnel: funnelBits(record)
   }
 }
 
@@ -70,75 +91,129 @@ function rollupTerms (record, allTerms) {
 // Reads the body: only voidings, erasures and restamps come here.
 function rowFacts (row, termId, storedMs = row.stored_ms ?? storedMsOf(row.seq)) {
   const s = JSON.parse(unpackBody(row.body))
-  const key = agentKey(s.actor)
+  const fields = reportFields(s)
   const isActivity = s.object.objectType === undefined || s.object.objectType === 'Activity'
   return {
     store: row.store || 0,
-    hour: Math.floor((row.ts === 1 ? storedMs : Date.parse(s.timestamp)) / HOUR_MS),
+    hour: Math.floor((row.ts === 1 ? storedMs : fields.timestampMs) / HOUR_MS),
     verb: row.verb,
     object: isActivity ? termId('o:' + s.object.id) || 0 : 0,
-    learner: key ? termId('a:' + hashedAgent(key)) || 0 : 0
+    learner: fields.learner ? termId('a:' + hashedAgent(fields.learner)) || 0 : 0,
+    groupings: fields.groupings.map((id) => termId('c:' + id) || 0),
+    funnel: funnelBits(fields)
   }
 }
 
 // The rollups' counts, added to in memory while an operation runs and
-// written at its end as the hourly counters are (write-counters.js).
+// written at its end as the hourly counters are (write-counters.js). Kept
+// per store and hour (a transaction's statements fall in a few), each
+// count under a number rather than a string: measured, keys built per
+// statement cost the writer about 4 us of its ~45 per statement.
 function rollupCounts (db) {
   const addHour = db.prepare('INSERT INTO report_hours (store, hour, verb, object, n) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET n = n + excluded.n')
-  const addLearner = db.prepare('INSERT INTO report_learner_hours (store, hour, learner, n) VALUES (?, ?, ?, ?) ON CONFLICT DO UPDATE SET n = n + excluded.n')
   const addVerb = db.prepare('INSERT INTO report_verb_hours (store, hour, verb, n) VALUES (?, ?, ?, ?) ON CONFLICT DO UPDATE SET n = n + excluded.n')
+  const addLearner = db.prepare('INSERT INTO report_learner_hours (store, hour, learner, n) VALUES (?, ?, ?, ?) ON CONFLICT DO UPDATE SET n = n + excluded.n')
+  const addFunnel = db.prepare(`INSERT INTO report_funnel_hours (store, grouping, hour, object, learner, n, launched, completed, passed) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+    ON CONFLICT DO UPDATE SET n = n + excluded.n, launched = launched + excluded.launched, completed = completed + excluded.completed, passed = passed + excluded.passed`)
   const addStored = db.prepare(`INSERT INTO report_stored_hours (store, stored_hour, first_hour, last_hour) VALUES (?, ?, ?, ?)
     ON CONFLICT DO UPDATE SET first_hour = min(first_hour, excluded.first_hour), last_hour = max(last_hour, excluded.last_hour)`)
-  const made = () => ({ hours: new Map(), verbs: new Map(), learners: new Map(), stored: new Map() })
+  // { hours: `${store}|${hour}` -> { store, hour, pairs, verbs, learners }, stored: `${store}|${storedHour}` -> { store, storedHour, first, last } }
+  const made = () => ({ hours: new Map(), stored: new Map() })
   let current = made()
   let kept = made()
-  const bump = (map, key, values, delta) => {
-    const counter = map.get(key)
-    if (counter) counter.n += delta
-    else map.set(key, { values, n: delta })
+  // the hour and stored hour the last statement counted in (a transaction's
+  // statements share them): no key made for the next
+  let lastH = null
+  let lastR = null
+  const hourIn = (counts, store, hour) => {
+    const key = store + '|' + hour
+    let h = counts.hours.get(key)
+    if (!h) counts.hours.set(key, (h = { counts, store, hour, pairs: new Map(), verbs: new Map(), learners: new Map(), funnel: new Map() }))
+    return h
+  }
+  // the funnel's counts of one grouping, object and learner, added to `map`
+  function addFunnelCounts (map, key, ids, add) {
+    let c = map.get(key)
+    if (!c) map.set(key, (c = { grouping: ids.grouping, object: ids.object, learner: ids.learner, n: 0, launched: 0, completed: 0, passed: 0 }))
+    c.n += add.n
+    c.launched += add.launched
+    c.completed += add.completed
+    c.passed += add.passed
+  }
+  const pairKey = (verb, object) => verb < 2 ** 20 && object < 2 ** 32 ? verb * 2 ** 32 + object : verb + '|' + object
+  const bump = (map, key, n, make) => {
+    const c = map.get(key)
+    if (c) c.n += n
+    else map.set(key, make(n))
+  }
+  const widen = (counts, store, storedHour, first, last) => {
+    const key = store + '|' + storedHour
+    let r = counts.stored.get(key)
+    if (!r) counts.stored.set(key, (r = { counts, store, storedHour, first, last }))
+    else {
+      if (first < r.first) r.first = first
+      if (last > r.last) r.last = last
+    }
+    return r
+  }
+  // every count of `from` into `into`
+  function merge (from, into) {
+    for (const h of from.hours.values()) {
+      const to = hourIn(into, h.store, h.hour)
+      for (const [k, c] of h.pairs) bump(to.pairs, k, c.n, (n) => ({ verb: c.verb, object: c.object, n }))
+      for (const [k, c] of h.verbs) bump(to.verbs, k, c.n, (n) => ({ n }))
+      for (const [k, c] of h.learners) bump(to.learners, k, c.n, (n) => ({ n }))
+      for (const [k, c] of h.funnel) addFunnelCounts(to.funnel, k, c, c)
+    }
+    for (const r of from.stored.values()) widen(into, r.store, r.storedHour, r.first, r.last)
   }
   function write (counts) {
-    for (const { values, n } of counts.hours.values()) if (n) addHour.run(...values, n)
-    for (const { values, n } of counts.verbs.values()) if (n) addVerb.run(...values, n)
-    for (const { values, n } of counts.learners.values()) if (n) addLearner.run(...values, n)
-    for (const { values, first, last } of counts.stored.values()) addStored.run(...values, first, last)
-    for (const map of Object.values(counts)) map.clear()
-  }
-  const widen = (map, key, values, hour) => {
-    const range = map.get(key)
-    if (!range) map.set(key, { values, first: hour, last: hour })
-    else if (hour < range.first) range.first = hour
-    else if (hour > range.last) range.last = hour
+    for (const h of counts.hours.values()) {
+      for (const c of h.pairs.values()) if (c.n) addHour.run(h.store, h.hour, c.verb, c.object, c.n)
+      for (const [verb, c] of h.verbs) if (c.n) addVerb.run(h.store, h.hour, verb, c.n)
+      for (const [learner, c] of h.learners) if (c.n) addLearner.run(h.store, h.hour, learner, c.n)
+      for (const c of h.funnel.values()) if (c.n || c.launched || c.completed || c.passed) addFunnel.run(h.store, c.grouping, h.hour, c.object, c.learner, c.n, c.launched, c.completed, c.passed)
+    }
+    for (const r of counts.stored.values()) addStored.run(r.store, r.storedHour, r.first, r.last)
   }
   return {
     // `storedHour`: where a statement being stored goes (a count taken
     // away leaves the stored hours as they are)
     add (f, delta, storedHour = null) {
-      bump(current.hours, `${f.store}|${f.hour}|${f.verb}|${f.object}`, [f.store, f.hour, f.verb, f.object], delta)
-      bump(current.verbs, `${f.store}|${f.hour}|${f.verb}`, [f.store, f.hour, f.verb], delta)
-      bump(current.learners, `${f.store}|${f.hour}|${f.learner}`, [f.store, f.hour, f.learner], delta)
-      if (storedHour !== null) widen(current.stored, `${f.store}|${storedHour}`, [f.store, storedHour], f.hour)
+      const h = lastH && lastH.counts === current && lastH.store === f.store && lastH.hour === f.hour ? lastH : (lastH = hourIn(current, f.store, f.hour))
+      bump(h.pairs, pairKey(f.verb, f.object), delta, (n) => ({ verb: f.verb, object: f.object, n }))
+      bump(h.verbs, f.verb, delta, (n) => ({ n }))
+      bump(h.learners, f.learner, delta, (n) => ({ n }))
+      if (f.groupings) {
+        const steps = { n: delta, launched: f.funnel & 1 ? delta : 0, completed: f.funnel & 2 ? delta : 0, passed: f.funnel & 4 ? delta : 0 }
+        for (const grouping of f.groupings) addFunnelCounts(h.funnel, `${grouping}|${f.object}|${f.learner}`, { grouping, object: f.object, learner: f.learner }, steps)
+      }
+      if (storedHour === null) return
+      if (lastR && lastR.counts === current && lastR.store === f.store && lastR.storedHour === storedHour) {
+        if (f.hour < lastR.first) lastR.first = f.hour
+        if (f.hour > lastR.last) lastR.last = f.hour
+      } else lastR = widen(current, f.store, storedHour, f.hour, f.hour)
     },
     clear () { current = made() },
-    flush: () => write(current),
-    keep () {
-      for (const kind of ['hours', 'verbs', 'learners']) {
-        for (const [key, c] of current[kind]) bump(kept[kind], key, c.values, c.n)
-      }
-      for (const [key, r] of current.stored) {
-        widen(kept.stored, key, r.values, r.first)
-        widen(kept.stored, key, r.values, r.last)
-      }
+    flush () {
+      write(current)
       current = made()
     },
-    flushKept: () => write(kept),
+    keep () {
+      merge(current, kept)
+      current = made()
+    },
+    flushKept () {
+      write(kept)
+      kept = made()
+    },
     dropKept () { kept = made() }
   }
 }
 
 // A store's rollups, when it is deleted.
 function dropStoreRollups (db, store) {
-  for (const table of ['report_hours', 'report_verb_hours', 'report_learner_hours', 'report_stored_hours']) db.prepare(`DELETE FROM ${table} WHERE store = ?`).run(store)
+  for (const table of ['report_hours', 'report_verb_hours', 'report_learner_hours', 'report_funnel_hours', 'report_stored_hours']) db.prepare(`DELETE FROM ${table} WHERE store = ?`).run(store)
 }
 
 // The rollups of the statements a store held before it had them (schema

@@ -58,10 +58,11 @@ function forWriter (r, known, storedMs, forwardTo) {
   const { registration, all } = termsOf(r)
   const terms = { registration: registration !== null, all: all.map((term) => known.get(term) || term) }
   const upstreams = upstreamsFor(forwardTo, r)
-  const { objectAt, learner } = rollupTerms(r, all) // the reports' rollups (report-rollups.js)
+  const { objectAt, learner, groupings, funnel } = rollupTerms(r, all) // the reports' rollups (report-rollups.js)
   return {
     id: r.id, newId: r.newId === true, body: packBody(r.body), voiding: r.voiding, ref: r.ref, timestampFromStored: r.timestampFromStored, attachments: r.attachments, terms, storedMs, store: r.store || 0,
-    timestampMs: r.timestampMs, objectAt, learner: learner && (known.get(learner) || learner), ...(upstreams.length && { upstreams })
+    timestampMs: r.timestampMs, objectAt, learner: learner && (known.get(learner) || learner), groupings: groupings && groupings.map((term) => known.get(term) || term), funnel,
+    ...(upstreams.length && { upstreams })
   }
 }
 

@@ -62,7 +62,9 @@ function statementWrites (ctx) {
       hour: Math.floor((r.timestampFromStored || r.timestampMs == null ? storedMs : r.timestampMs) / HOUR_MS),
       verb: t.verb,
       object: r.objectAt >= 0 ? t.plain[r.objectAt] : 0,
-      learner: r.learner == null ? 0 : terms.id(r.learner)
+      learner: r.learner == null ? 0 : terms.id(r.learner),
+      groupings: r.groupings && r.groupings.map(terms.id),
+      funnel: r.funnel
     }
   }
 
