@@ -151,6 +151,8 @@ function statementsRoutes ({ storage, logger, validator, config, instruments }) 
         // the client sees an incomplete export rather than a complete one.
         logger.error({ err, reqId: req.id }, 'export failed')
         res.destroy(err)
+      } finally {
+        await chunks.return() // a client gone before the end: what the export holds is let go
       }
     }
   }, {

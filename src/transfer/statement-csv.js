@@ -156,19 +156,34 @@ function lineMaker (fields, { lang }) {
 // read UTF-8) with the first page, so a store that fails on the first
 // read fails before anything is sent. `voided`: 'exclude' leaves voided
 // statements out, 'include' keeps them (the `voided` field says which).
+// Past the first page, lines are made on a thread (csv-line-thread.js)
+// while the next page is read.
 async function * exportCsv (statements, { since = null, until = null, store = 0, fields = DEFAULT_FIELDS, lang, voided = 'exclude', bom = false } = {}) {
-  const lineOf = lineMaker(fields, { lang })
   const keepVoided = voided === 'include'
+  const kept = (rows) => keepVoided ? rows : rows.filter((row) => row.voided !== true)
+  const read = (after) => statements.scan({ since, until, after, limit: PAGE, store })
+  const lineOf = lineMaker(fields, { lang })
+  let rows = await read(null)
   let out = (bom ? BOM : '') + fields.map(textCell).join(',') + '\r\n'
-  let after = null
-  for (;;) {
-    const rows = await statements.scan({ since, until, after, limit: PAGE, store })
-    for (const row of rows) if (keepVoided || row.voided !== true) out += lineOf(row)
-    if (out) yield out
-    out = ''
-    if (rows.length < PAGE) return
-    after = rows[rows.length - 1].position
+  for (const row of kept(rows)) out += lineOf(row)
+  yield out
+  if (rows.length < PAGE) return
+  const { csvLineThread } = require('./csv-line-thread') // here: the thread's file requires this one
+  const thread = csvLineThread({ fields, lang })
+  try {
+    let pending = null // the lines of the page before, being made
+    for (;;) {
+      rows = await read(rows[rows.length - 1].position)
+      const lines = thread.format(kept(rows))
+      lines.catch(() => {}) // awaited in its turn
+      if (pending) yield await pending
+      pending = lines
+      if (rows.length < PAGE) break
+    }
+    yield await pending
+  } finally {
+    await thread.close()
   }
 }
 
-module.exports = { exportCsv, parseFields, FIELDS, DEFAULT_FIELDS, MAX_FIELDS }
+module.exports = { exportCsv, lineMaker, parseFields, FIELDS, DEFAULT_FIELDS, MAX_FIELDS }

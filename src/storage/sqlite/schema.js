@@ -194,6 +194,9 @@ CREATE TABLE IF NOT EXISTS pending_flags (
   voided INTEGER NOT NULL DEFAULT 0,
   referenced INTEGER NOT NULL DEFAULT 0
 ) WITHOUT ROWID;
+-- whether a voiding waits for its target: asked before each batch
+-- (write-statements.js, the reports' rollups), however many StatementRefs wait
+CREATE INDEX IF NOT EXISTS pending_voids ON pending_flags (id) WHERE voided = 1;
 
 CREATE TRIGGER IF NOT EXISTS statements_take_pending_flags AFTER INSERT ON statements
 WHEN EXISTS (SELECT 1 FROM pending_flags WHERE id = NEW.id)
@@ -534,7 +537,7 @@ const SCHEMA_WAIT_MS = 30 * 60000
 
 function makeSchema (db, logger) {
   // (a table added without a new version, such as forwarders, is made by the schema's script)
-  if (db.pragma('user_version', { simple: true }) === VERSION && tableIn(db, 'idx', 'index_copy') && tableIn(db, 'main', 'forwarders') && tableIn(db, 'main', 'saved_reports') && tableIn(db, 'main', 'report_hours') && dictionaryWhole(db) && indexIn(db, TARGETED_INDEX)) return
+  if (db.pragma('user_version', { simple: true }) === VERSION && tableIn(db, 'idx', 'index_copy') && tableIn(db, 'main', 'forwarders') && tableIn(db, 'main', 'saved_reports') && tableIn(db, 'main', 'report_funnel_hours') && dictionaryWhole(db) && indexIn(db, TARGETED_INDEX)) return
   const busy = db.pragma('busy_timeout', { simple: true })
   const started = Date.now()
   db.pragma(`busy_timeout = ${SCHEMA_WAIT_MS}`)
