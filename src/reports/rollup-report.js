@@ -1,14 +1,16 @@
 'use strict'
 
 // Reports answered from what the storage counts per hour without reading a
-// statement (storage.reportCounts: statements per hour of their timestamp,
-// verb and object activity, and learners per hour; SQLite's rollups kept
-// by its writer, MongoDB's aggregation framework):
-// statements and distinct learners, grouped by verb, object activity and a
-// time bucket, filtered on verb, activity and a timestamp range of whole
-// hours. The numbers are those run-report.js counts from the statements
-// (the tests compare them); anything else, or a time zone whose hours
-// straddle its buckets (UTC+05:30 days), is read from the statements.
+// statement (storage.reportCounts: statements per hour of their timestamp
+// and verb, learners per hour, a course's funnel per hour, object activity
+// and learner; SQLite's rollups kept by its writer, MongoDB's aggregation
+// framework): statements and distinct learners grouped by verb and a time
+// bucket, filtered on verb and a timestamp range of whole hours; a
+// course's completion funnel on such a range. The numbers are those
+// run-report.js counts from the statements (the tests compare them);
+// anything else (an activity: its statements are found by the index), or
+// a time zone whose hours straddle its buckets (UTC+05:30 days), is read
+// from the statements.
 
 const { errors } = require('../errors')
 const { bucketOf, BUCKETS } = require('./time-buckets')
@@ -16,8 +18,8 @@ const { orderedRows } = require('./group-report')
 const { funnelRows } = require('./report-shapes')
 
 const HOUR_MS = 3600000
-const FILTERS = new Set(['verb', 'activity', 'from', 'to'])
-const CATEGORIES = new Set(['verb', 'activity'])
+const FILTERS = new Set(['verb', 'from', 'to'])
+const CATEGORIES = new Set(['verb'])
 const FUNNEL_FILTERS = new Set(['grouping', 'from', 'to'])
 // hours read at once: a week of a busy store is some tens of thousands of
 // rows, milliseconds, and the worker answers other requests between
@@ -36,8 +38,8 @@ function rollupAnswers (report, { authorityKey }) {
   const categories = report.groupBy.filter((d) => !BUCKETS.includes(d))
   if (!categories.every((d) => CATEGORIES.has(d))) return false
   if (!report.measures.every((m) => m === 'statements' || m === 'learners')) return false
-  // learners are rolled up per hour, not per verb or activity
-  return !report.measures.includes('learners') || (!categories.length && !f.verb && !f.activity)
+  // learners are rolled up per hour, not per verb
+  return !report.measures.includes('learners') || (!categories.length && !f.verb)
 }
 
 // The hours fromHour..toHour (excluded) as the report's buckets, in order:
@@ -123,7 +125,7 @@ async function runFromRollups (report, { counts, store, deadline }) {
   const groups = new Map() // key -> { values by dimension, n, learners }
   for (const range of ranges) {
     await inChunks(range.fromHour, range.toHour, deadline, async (from, to) => {
-      const rows = await counts.statements({ store, fromHour: from, toHour: to, verb: f.verb, activity: f.activity, by: categories })
+      const rows = await counts.statements({ store, fromHour: from, toHour: to, verb: f.verb, by: categories })
       for (const row of rows) {
         const key = JSON.stringify([range.name, ...categories.map((d) => row[d])])
         let g = groups.get(key)

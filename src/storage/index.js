@@ -39,8 +39,8 @@
 //   reportCounts source ('rollups': kept by the writer; 'aggregation': the
 //                database's), available() (false: not yet, read the statements),
 //                span({ store }) -> { firstHour,
-//                lastHour } | null, statements({ store, fromHour, toHour, verb, activity,
-//                by }) -> [{ verb?, activity?, n }], learners({ store, fromHour, toHour })
+//                lastHour } | null, statements({ store, fromHour, toHour, verb,
+//                by }) -> [{ verb?, n }], learners({ store, fromHour, toHour })
 //                -> [learner], funnel({ store, grouping, fromHour, toHour }) -> [{ activity,
 //                learner, n, launched, completed, passed }] (report-fields.js),
 //                storedRanges({ store, fromHour, toHour }) -> [{ sinceMs,

@@ -1,7 +1,8 @@
 'use strict'
 
-// Issue 57: reports of statements and learners per verb, activity and time
-// bucket are answered from the hourly counts of the storage: the rollups the SQLite writer keeps
+// Issue 57: reports of statements and learners per verb and time bucket,
+// and a course's completion funnel, are answered from the hourly counts of
+// the storage: the rollups the SQLite writer keeps
 // (src/storage/sqlite/report-rollups.js; the answer says `source`), with
 // the numbers brute force works out from the store's export: through
 // voidings (of a statement stored before, and of one stored after its
@@ -100,7 +101,7 @@ function bruteFunnel (statements, f) {
   return new Map([...groups].map(([k, g]) => [k, g.map((set) => set.size)]))
 }
 
-test('reports of statements and learners per verb, activity and time bucket: the rollups\' numbers are brute force\'s, through voiding, erasure and other stores', async (t) => {
+test('reports of statements and learners per verb and time bucket, and a course\'s funnel: the hourly counts\' numbers are brute force\'s, through voiding, erasure and other stores', async (t) => {
   const lrs = await startLrs()
   const all = Array.from({ length: 150 }, (_, i) => statement(i))
   // an object that is not an activity, an anonymous group, statements without a timestamp
@@ -128,17 +129,20 @@ test('reports of statements and learners per verb, activity and time bucket: the
 
   const reports = [
     { groupBy: ['verb', 'day'], measures: ['statements'], timeZone: 'Europe/Paris' },
-    { filter: { verb: VERBS[1], from: new Date(T0 + 6 * HOUR).toISOString(), to: new Date(T0 + 80 * HOUR).toISOString() }, groupBy: ['activity', 'hour'], measures: ['statements'] },
+    { filter: { verb: VERBS[1], from: new Date(T0 + 6 * HOUR).toISOString(), to: new Date(T0 + 80 * HOUR).toISOString() }, groupBy: ['hour'], measures: ['statements'] },
     { groupBy: ['day'], measures: ['learners', 'statements'] },
     { measures: ['statements', 'learners'] },
-    { filter: { activity: `${COURSE}/a1` }, groupBy: ['week', 'verb'], measures: ['statements'], timeZone: 'America/New_York' },
-    { groupBy: ['activity'], measures: ['statements'], maxGroups: 2 },
+    { groupBy: ['week', 'verb'], measures: ['statements'], timeZone: 'America/New_York' },
+    { groupBy: ['verb'], measures: ['statements'], maxGroups: 2 },
     { filter: { verb: 'http://example.com/never-stored' }, groupBy: ['day'], measures: ['statements'] },
     { shape: 'completionFunnel', filter: { grouping: COURSE } },
     { shape: 'completionFunnel', filter: { grouping: OTHER_COURSE, from: new Date(T0 + 5 * HOUR).toISOString(), to: new Date(T0 + 100 * HOUR).toISOString() } },
     { shape: 'completionFunnel', filter: { grouping: 'http://example.com/never-a-course' } }
   ]
   const fallbacks = [
+    // an activity: its statements, by the index
+    { filter: { activity: `${COURSE}/a1` }, groupBy: ['week', 'verb'], measures: ['statements'], timeZone: 'America/New_York' },
+    { groupBy: ['activity'], measures: ['statements'] },
     { groupBy: ['day'], measures: ['statements', 'learners'], timeZone: 'Asia/Kolkata' }, // days start at half past an hour in UTC
     { filter: { from: new Date(T0 + 90 * 60000).toISOString() }, groupBy: ['verb'], measures: ['statements'] }, // not a whole hour
     // read from the statements, on a timestamp range: only the hours of stored that hold it (report_stored_hours)
@@ -166,6 +170,7 @@ test('reports of statements and learners per verb, activity and time bucket: the
   const byDay = (await lrs.http('/admin/reports/run', { method: 'POST', body: reports[2] })).json.rows.map((r) => r[0])
   assert.deepEqual(byDay, [...byDay].sort())
   const top = (await lrs.http('/admin/reports/run', { method: 'POST', body: reports[5] })).json.rows.map((r) => r[1])
+  assert.equal(top.length, 2, 'cut at maxGroups')
   assert.ok(top[0] >= top[1], `largest first: ${top}`)
 })
 

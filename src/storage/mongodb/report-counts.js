@@ -1,8 +1,8 @@
 'use strict'
 
 // What reports count per hour (src/reports/rollup-report.js), from MongoDB's
-// aggregation framework: statements per verb and object activity, and the
-// distinct learners, of a store over a range of whole hours of their
+// aggregation framework: statements per verb, and the distinct learners,
+// of a store over a range of whole hours of their
 // timestamps, and a course's completion funnel. Each statement carries the
 // hour of its timestamp (`rh`), its learner's key (`rl`, agent-keys.js),
 // its groupings (`rg`) and its funnel steps (`fL`, `fC`, `fP`: 1 or
@@ -82,20 +82,12 @@ function reportCountsRepository (db, { queryTimeoutMs }) {
       const firstHour = await edge(store, 1)
       return firstHour === null ? null : { firstHour, lastHour: await edge(store, -1) }
     },
-    async statements ({ store, fromHour, toHour, verb = null, activity = null, by = [] }) {
+    async statements ({ store, fromHour, toHour, verb = null, by = [] }) {
       const filter = match(store, fromHour, toHour)
       if (verb) filter.verb = qualify(store, verb)
-      if (activity) filter.activities = qualify(store, activity)
-      const key = {}
-      if (by.includes('verb')) key.v = '$verb'
-      if (by.includes('activity')) key.o = '$activities'
-      const rows = await col.aggregate([{ $match: filter }, { $group: { _id: Object.keys(key).length ? key : null, n: { $sum: 1 } } }], options).toArray()
-      return rows.map((r) => {
-        const out = { n: r.n }
-        if (key.v) out.verb = unqualify(r._id.v)
-        if (key.o) out.activity = Array.isArray(r._id.o) && r._id.o.length ? unqualify(r._id.o[0]) : null
-        return out
-      })
+      const perVerb = by.includes('verb')
+      const rows = await col.aggregate([{ $match: filter }, { $group: { _id: perVerb ? '$verb' : null, n: { $sum: 1 } } }], options).toArray()
+      return rows.map((r) => perVerb ? { verb: unqualify(r._id), n: r.n } : { n: r.n })
     },
     // One $group per step, each counting its statements ($sum: 1): FerretDB
     // 1.24 sums a field ($sum: '$fL') as 0 when the group key is a document

@@ -1,7 +1,7 @@
 'use strict'
 
 // Reads of the reports' rollups (report-rollups.js) for run-report.js:
-// statements per verb and object activity, and the distinct learners, of a
+// statements per verb, the distinct learners and a course's funnel, of a
 // store over a range of whole hours of their timestamps. Callers ask a
 // range at a time (a bucket, or part of one) and yield between, so a
 // report over a whole store never holds a worker for long.
@@ -10,14 +10,13 @@ const { termReader } = require('./terms')
 const { DICT_TABLES } = require('./schema')
 const { BoundedMap } = require('../../lib/bounded-map')
 
-const BY = { verb: 'verb', activity: 'object' }
 const HOUR_MS = 3600000
 
 function reportCountsRepository (db) {
   const termId = termReader(db, { dictTables: DICT_TABLES })
   const termString = db.prepare('SELECT term FROM terms WHERE id = ?').pluck()
   const strings = new BoundedMap(100000)
-  // 'v:<iri>' -> <iri>; object 0 (not an Activity) -> null
+  // 'v:<iri>' -> <iri>; 0 (an object not an Activity) -> null
   const named = (id) => {
     if (!id) return null
     let s = strings.get(id)
@@ -26,17 +25,11 @@ function reportCountsRepository (db) {
   }
   const span = db.prepare('SELECT min(hour) AS first, max(hour) AS last FROM report_verb_hours WHERE store = ? AND n > 0')
   const prepared = new Map()
-  const statementsSql = (by, verb, activity) => {
-    const key = `${by.join(',')}|${verb}|${activity}`
-    if (!prepared.has(key)) {
-      const columns = by.map((d) => BY[d])
-      // per verb alone, the smaller table
-      const table = by.includes('activity') || activity ? 'report_hours' : 'report_verb_hours'
-      prepared.set(key, db.prepare(`SELECT ${[...columns, 'sum(n) AS n'].join(', ')} FROM ${table}
-        WHERE store = @store AND hour >= @from AND hour < @to${verb ? ' AND verb = @verb' : ''}${activity ? ' AND object = @object' : ''}
-        ${columns.length ? `GROUP BY ${columns.join(', ')}` : ''} HAVING sum(n) > 0`))
-    }
-    return prepared.get(key)
+  // per verb, or all of them
+  const statementsSql = {
+    all: db.prepare('SELECT sum(n) AS n FROM report_verb_hours WHERE store = @store AND hour >= @from AND hour < @to HAVING sum(n) > 0'),
+    verb: db.prepare('SELECT sum(n) AS n FROM report_verb_hours WHERE store = @store AND hour >= @from AND hour < @to AND verb = @verb HAVING sum(n) > 0'),
+    byVerb: db.prepare('SELECT verb, sum(n) AS n FROM report_verb_hours WHERE store = @store AND hour >= @from AND hour < @to GROUP BY verb HAVING sum(n) > 0')
   }
   const storedHours = db.prepare('SELECT stored_hour FROM report_stored_hours WHERE store = ? AND first_hour < ? AND last_hour >= ? ORDER BY stored_hour').pluck()
   const funnelIn = db.prepare(`SELECT object, learner, sum(n) AS n, sum(launched) AS launched, sum(completed) AS completed, sum(passed) AS passed
@@ -51,18 +44,13 @@ function reportCountsRepository (db) {
       const { first, last } = span.get(store)
       return first === null ? null : { firstHour: first, lastHour: last }
     },
-    // [{ verb?, activity?, n }] of the hours fromHour..toHour (excluded),
-    // grouped by `by` (verb, activity), for `verb` and `activity` (IRIs) when given.
-    async statements ({ store, fromHour, toHour, verb = null, activity = null, by = [] }) {
+    // [{ verb?, n }] of the hours fromHour..toHour (excluded), per verb
+    // (`by` ['verb']) or not, of `verb` (an IRI) when given.
+    async statements ({ store, fromHour, toHour, verb = null, by = [] }) {
       const params = { store, from: fromHour, to: toHour }
       if (verb && (params.verb = termId('v:' + verb)) === undefined) return [] // never stored
-      if (activity && (params.object = termId('o:' + activity)) === undefined) return []
-      return statementsSql(by, verb, activity).all(params).map((row) => {
-        const out = { n: row.n }
-        if (by.includes('verb')) out.verb = named(row.verb)
-        if (by.includes('activity')) out.activity = named(row.object)
-        return out
-      })
+      if (by.includes('verb')) return statementsSql.byVerb.all(params).map((row) => ({ verb: named(row.verb), n: row.n })).filter((row) => !verb || row.verb === verb)
+      return (verb ? statementsSql.verb : statementsSql.all).all(params).map((row) => ({ n: row.n }))
     },
     // The ranges of `stored` ([{ sinceMs, untilMs }], in order, untilMs
     // excluded) that hold every counted statement whose timestamp is in

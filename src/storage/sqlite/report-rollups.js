@@ -1,9 +1,8 @@
 'use strict'
 
 // Rollups for reports (src/reports/): statements per store, hour of their
-// timestamp, verb and object activity (report_hours), the same per verb
-// alone (report_verb_hours: a year of a store is some 60,000 rows of it,
-// against millions of the first), per store, hour and learner
+// timestamp and verb (report_verb_hours: a year of a store is some 60,000
+// rows), per store, hour and learner
 // (report_learner_hours); per store, grouping activity (a course), hour,
 // object activity and learner, the statements and the completion funnel's
 // steps (report_funnel_hours: a course's funnel over a month reads its
@@ -28,14 +27,6 @@ const { reportFields } = require('../../resources/statements/report-fields')
 const HOUR_MS = 3600000
 
 const ROLLUP_DDL = `
-CREATE TABLE IF NOT EXISTS report_hours (
-  store INTEGER NOT NULL,
-  hour INTEGER NOT NULL,
-  verb INTEGER NOT NULL,
-  object INTEGER NOT NULL,
-  n INTEGER NOT NULL,
-  PRIMARY KEY (store, hour, verb, object)
-) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS report_verb_hours (
   store INTEGER NOT NULL,
   hour INTEGER NOT NULL,
@@ -139,12 +130,11 @@ function upserts (db, table, columns, onConflict) {
 // statement cost the writer about 4 us of its ~45 per statement.
 function rollupCounts (db) {
   const added = (columns) => columns.map((c) => `${c} = ${c} + excluded.${c}`).join(', ')
-  const addHour = upserts(db, 'report_hours', ['store', 'hour', 'verb', 'object', 'n'], added(['n']))
   const addVerb = upserts(db, 'report_verb_hours', ['store', 'hour', 'verb', 'n'], added(['n']))
   const addLearner = upserts(db, 'report_learner_hours', ['store', 'hour', 'learner', 'n'], added(['n']))
   const addFunnel = upserts(db, 'report_funnel_hours', ['store', 'grouping', 'hour', 'object', 'learner', 'n', 'launched', 'completed', 'passed'], added(['n', 'launched', 'completed', 'passed']))
   const addStored = upserts(db, 'report_stored_hours', ['store', 'stored_hour', 'first_hour', 'last_hour'], 'first_hour = min(first_hour, excluded.first_hour), last_hour = max(last_hour, excluded.last_hour)')
-  // { hours: `${store}|${hour}` -> { store, hour, pairs, verbs, learners }, stored: `${store}|${storedHour}` -> { store, storedHour, first, last } }
+  // { hours: `${store}|${hour}` -> { store, hour, verbs, learners, funnel }, stored: `${store}|${storedHour}` -> { store, storedHour, first, last } }
   const made = () => ({ hours: new Map(), stored: new Map() })
   let current = made()
   let kept = made()
@@ -155,7 +145,7 @@ function rollupCounts (db) {
   const hourIn = (counts, store, hour) => {
     const key = store + '|' + hour
     let h = counts.hours.get(key)
-    if (!h) counts.hours.set(key, (h = { counts, store, hour, pairs: new Map(), verbs: new Map(), learners: new Map(), funnel: new Map() }))
+    if (!h) counts.hours.set(key, (h = { counts, store, hour, verbs: new Map(), learners: new Map(), funnel: new Map() }))
     return h
   }
   // the funnel's counts of one grouping, object and learner, added to `map`
@@ -167,7 +157,6 @@ function rollupCounts (db) {
     c.completed += add.completed
     c.passed += add.passed
   }
-  const pairKey = (verb, object) => verb < 2 ** 20 && object < 2 ** 32 ? verb * 2 ** 32 + object : verb + '|' + object
   const bump = (map, key, n, make) => {
     const c = map.get(key)
     if (c) c.n += n
@@ -187,7 +176,6 @@ function rollupCounts (db) {
   function merge (from, into) {
     for (const h of from.hours.values()) {
       const to = hourIn(into, h.store, h.hour)
-      for (const [k, c] of h.pairs) bump(to.pairs, k, c.n, (n) => ({ verb: c.verb, object: c.object, n }))
       for (const [k, c] of h.verbs) bump(to.verbs, k, c.n, (n) => ({ n }))
       for (const [k, c] of h.learners) bump(to.learners, k, c.n, (n) => ({ n }))
       for (const [k, c] of h.funnel) addFunnelCounts(to.funnel, k, c, c)
@@ -196,20 +184,18 @@ function rollupCounts (db) {
   }
   function write (counts) {
     for (const h of counts.hours.values()) {
-      for (const c of h.pairs.values()) if (c.n) addHour.add(h.store, h.hour, c.verb, c.object, c.n)
       for (const [verb, c] of h.verbs) if (c.n) addVerb.add(h.store, h.hour, verb, c.n)
       for (const [learner, c] of h.learners) if (c.n) addLearner.add(h.store, h.hour, learner, c.n)
       for (const c of h.funnel.values()) if (c.n || c.launched || c.completed || c.passed) addFunnel.add(h.store, c.grouping, h.hour, c.object, c.learner, c.n, c.launched, c.completed, c.passed)
     }
     for (const r of counts.stored.values()) addStored.add(r.store, r.storedHour, r.first, r.last)
-    for (const table of [addHour, addVerb, addLearner, addFunnel, addStored]) table.write()
+    for (const table of [addVerb, addLearner, addFunnel, addStored]) table.write()
   }
   return {
     // `storedHour`: where a statement being stored goes (a count taken
     // away leaves the stored hours as they are)
     add (f, delta, storedHour = null) {
       const h = lastH && lastH.counts === current && lastH.store === f.store && lastH.hour === f.hour ? lastH : (lastH = hourIn(current, f.store, f.hour))
-      bump(h.pairs, pairKey(f.verb, f.object), delta, (n) => ({ verb: f.verb, object: f.object, n }))
       bump(h.verbs, f.verb, delta, (n) => ({ n }))
       bump(h.learners, f.learner, delta, (n) => ({ n }))
       if (f.groupings) {
@@ -241,7 +227,7 @@ function rollupCounts (db) {
 
 // A store's rollups, when it is deleted.
 function dropStoreRollups (db, store) {
-  for (const table of ['report_hours', 'report_verb_hours', 'report_learner_hours', 'report_funnel_hours', 'report_stored_hours']) db.prepare(`DELETE FROM ${table} WHERE store = ?`).run(store)
+  for (const table of ['report_verb_hours', 'report_learner_hours', 'report_funnel_hours', 'report_stored_hours']) db.prepare(`DELETE FROM ${table} WHERE store = ?`).run(store)
 }
 
 // The rollups of the statements a store held before it had them (schema
