@@ -46,16 +46,17 @@ function storeQuery (filter) {
 }
 
 // The ranges of `stored` to read ({ since, until } as GET /statements
-// takes them, in order; [{}]: the store's query as it is). A range on
+// takes them, in order; `base`: the store's query, whose since/until
+// they keep within). A range on
 // `stored` is one; a range on timestamps, where the storage says in which
 // hours of `stored` those timestamps were stored (reportCounts.storedRanges,
 // SQLite's rollups), is those hours: a month of a year-old store is
 // read, not the year. (Statements usually reach the LRS within minutes of
 // their timestamp; an import stored today narrows to today's hours.)
 const MAX_WINDOWS = 100
-async function storedWindows (report, { counts, store }) {
+async function storedWindows (report, { counts, store, base }) {
   const f = report.filter
-  const within = { since: f.since ? new Date(f.since) : null, until: f.until ? new Date(f.until) : null }
+  const within = { since: base.since, until: base.until }
   if (!f.from && !f.to) return [within]
   // [sinceMs, untilMs) as since (excluded) and until (included), within the filter's (null: open)
   const bound = (ms, pick, given) => {
@@ -90,7 +91,7 @@ async function runReport (report, { statements, counts = null, store, authorityK
   let scanned = 0
   let counted = 0
   let incomplete = false
-  for (const window of await storedWindows(report, { counts, store })) {
+  for (const window of await storedWindows(report, { counts, store, base })) {
     const q = { ...base, ...window }
     if (q.since && q.until && q.since >= q.until) continue
     let after = null

@@ -6,6 +6,7 @@
 // line saying how to run it, unless LRS_TEST_BROWSER=required (CI sets it:
 // .ci/run), where a missing browser fails the run.
 
+const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const path = require('node:path')
 
@@ -108,4 +109,16 @@ async function submitSignIn (page, key, secret) {
   await page.click('#sign-in button[type=submit]')
 }
 
-module.exports = { findChromium, browserSkip, launchBrowser, watchedPage, accessibilityProblems, overflowWidth, screenshot, fill, textOf, submitSignIn }
+// What hostile data shown by the console must not have done (`seen`:
+// watchedPage's): run a script, open a dialog, throw, break the CSP; and,
+// with `elements`, become elements of the page (an img, script, b or
+// iframe in main).
+async function assertNothingRan (page, seen, { elements = true } = {}) {
+  assert.equal(await page.evaluate(() => window.__pwned), undefined, 'no injected script ran')
+  assert.deepEqual(seen.dialogs, [], 'no dialog opened')
+  assert.deepEqual(seen.errors, [])
+  assert.deepEqual(await page.evaluate(() => window.__cspViolations), [], 'no CSP violation')
+  if (elements) assert.equal(await page.$$eval('main img, main script, main b, main iframe', (els) => els.length), 0, 'no element made from the data')
+}
+
+module.exports = { assertNothingRan, findChromium, browserSkip, launchBrowser, watchedPage, accessibilityProblems, overflowWidth, screenshot, fill, textOf, submitSignIn }

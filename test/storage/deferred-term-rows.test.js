@@ -44,6 +44,10 @@ test('statements stored, restamped and erased in one writer transaction leave ev
   assert.equal(overview.status, 200, overview.text)
   assert.equal(overview.json.total, 10)
   assert.equal(overview.json.hours.reduce((n, h) => n + h.count, 0), 10)
+  // and so are the reports' rollups (report-rollups.js)
+  const counted = (await lrs.http('/admin/reports/run', { method: 'POST', body: { measures: ['statements', 'learners'] } })).json
+  assert.equal(counted.source, 'rollups')
+  assert.deepEqual(counted.rows, [[10, 1]])
 })
 
 test('a request whose statements fail in a writer transaction leaves no count behind, while the requests beside it are counted once', { skip: ENGINE !== 'sqlite' && 'the hourly counters are the sqlite writer\'s' }, async () => {
@@ -67,4 +71,7 @@ test('a request whose statements fail in a writer transaction leaves no count be
   assert.equal(overview.json.total, 9)
   const verbs = overview.json.verbs.reduce((n, v) => n + v.count, 0)
   assert.equal(verbs, 9)
+  const counted = (await lrs.http('/admin/reports/run', { method: 'POST', body: { groupBy: ['verb'], measures: ['statements'] } })).json
+  assert.equal(counted.source, 'rollups')
+  assert.deepEqual(counted.rows.map((r) => r[1]), [9], 'the failed request\'s statements are in no rollup')
 })

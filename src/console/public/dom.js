@@ -54,6 +54,28 @@ export function errorText (err) {
   return el('p', { class: 'error', role: 'alert' }, err.message || String(err))
 }
 
+// A form that sends what it says: on submit, `requestOf(form)` makes the
+// request's body (an error it throws is the form's fault, shown in
+// `message`), and `send(body)` sends it and shows what came back; an
+// error from the API is shown in `message` too.
+export function onSubmit (form, message, { requestOf, send }) {
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault()
+    let body
+    try {
+      body = requestOf(form)
+    } catch (err) {
+      show(message, errorText(err))
+      return
+    }
+    try {
+      await send(body)
+    } catch (err) {
+      show(message, errorText(err))
+    }
+  })
+}
+
 export function formValues (form) {
   return Object.fromEntries(new FormData(form).entries())
 }

@@ -13,10 +13,11 @@
 // nothing a client wrote but values compared for equality.
 
 const { useMboxCase } = require('../../resources/agents/agent-keys')
-const { reportFields: fieldsOfStatement } = require('../../resources/statements/report-fields')
+const { reportFields } = require('../../resources/statements/report-fields')
 const { qualify, qualifyAll, unqualify, storeOf } = require('../../stores/store-keys')
 const { storeFilter } = require('./statement-filter')
 const { insertManyReportingDuplicates } = require('./insert-many')
+const { MBOX_CASE } = require('./settings')
 
 const HOUR_MS = 3600000
 const COMPLETE = 'report_fields_complete' // the setting that says every statement has them
@@ -27,7 +28,7 @@ const WRITES_AT_ONCE = 99 // FerretDB 1.24 never answers some bulkWrites of 100 
 // report-fields.js): the hour of its timestamp (of `stored` when the LRS
 // set the timestamp to it), its learner's key, its groupings (its store's:
 // store-keys.js), its funnel steps.
-function reportFields ({ timestampMs, timestampFromStored, learner, groupings, launched, completes, passes }, stored, store) {
+function documentReportFields ({ timestampMs, timestampFromStored, learner, groupings, launched, completes, passes }, stored, store) {
   return {
     rh: Math.floor((timestampFromStored || timestampMs == null ? stored.getTime() : timestampMs) / HOUR_MS),
     rl: learner,
@@ -43,7 +44,7 @@ function reportFields ({ timestampMs, timestampFromStored, learner, groupings, l
 async function backfillReportFields (db, { logger }) {
   const settings = db.collection('settings')
   if (await settings.findOne({ _id: COMPLETE })) return
-  const mbox = await settings.findOne({ _id: 'mbox_case' }) // the keys this database's learners have (settings.js)
+  const mbox = await settings.findOne({ _id: MBOX_CASE }) // the keys this database's learners have
   if (mbox) useMboxCase(mbox.value)
   const col = db.collection('statements')
   let done = 0
@@ -51,7 +52,7 @@ async function backfillReportFields (db, { logger }) {
     const docs = await col.find({ rh: { $exists: false }, body: { $exists: true } }, { projection: { body: 1, stored: 1, ts: 1 }, limit: SLICE }).toArray()
     if (!docs.length) break
     const writes = docs.map((d) => {
-      const fields = reportFields({ ...fieldsOfStatement(JSON.parse(d.body)), timestampFromStored: d.ts === true }, d.stored, storeOf(d._id))
+      const fields = documentReportFields({ ...reportFields(JSON.parse(d.body)), timestampFromStored: d.ts === true }, d.stored, storeOf(d._id))
       for (const k of Object.keys(fields)) if (fields[k] === undefined) delete fields[k]
       return { updateOne: { filter: { _id: d._id }, update: { $set: fields } } }
     })
@@ -122,4 +123,4 @@ function reportCountsRepository (db, { queryTimeoutMs }) {
   }
 }
 
-module.exports = { reportFields, backfillReportFields, reportCountsRepository }
+module.exports = { documentReportFields, backfillReportFields, reportCountsRepository }

@@ -69,4 +69,4 @@ function settingsRepository (db, { queryTimeoutMs, locks }) {
   }
 }
 
-module.exports = { settingsRepository, recordMboxCase }
+module.exports = { settingsRepository, recordMboxCase, MBOX_CASE }

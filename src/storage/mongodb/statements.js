@@ -40,7 +40,7 @@
 
 const crypto = require('node:crypto')
 const { insertManyReportingDuplicates, onlyDuplicateKeyErrors } = require('./insert-many')
-const { reportFields } = require('./report-counts')
+const { documentReportFields } = require('./report-counts')
 const { statementFilter, matchFilter, storeFilter } = require('./statement-filter')
 const { qualify, qualifyAll, unqualify, storeOf } = require('../../stores/store-keys')
 const { keyRange } = require('./stores')
@@ -91,7 +91,7 @@ function statementsRepository (db, { queryTimeoutMs, isFerret, locks, hooks, out
       relActivities: qAll(record.relActivities),
       registration: q(record.registration),
       store: store || undefined, // statement-filter.js
-      ...reportFields(record, stored, store) // rh, rl, rg, fL, fC, fP (report-counts.js)
+      ...documentReportFields(record, stored, store) // rh, rl, rg, fL, fC, fP (report-counts.js)
     }
   }
 
@@ -262,7 +262,7 @@ function statementsRepository (db, { queryTimeoutMs, isFerret, locks, hooks, out
     async restamp (statementIds, stored) {
       await ids.updateMany(statementIds, { stored })
       // a timestamp the LRS set to stored moves with it (report-counts.js)
-      await col.updateMany({ _id: { $in: statementIds }, ts: true }, { $set: { rh: reportFields({ timestampFromStored: true }, stored).rh } })
+      await col.updateMany({ _id: { $in: statementIds }, ts: true }, { $set: { rh: documentReportFields({ timestampFromStored: true }, stored).rh } })
     },
 
     async findOne (id, { voided, authorityKey }) {

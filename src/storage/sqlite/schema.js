@@ -614,7 +614,7 @@ function ensureSchema (db) {
   const built = buildIndexFile(db)
   if (built || (version > 0 && version < 10) || !dictionaryWhole(db)) buildTermDictionary(db)
   if (version > 0 && version < 15) {
-    useMboxCase(db.prepare('SELECT value FROM settings WHERE name = ?').pluck().get(MBOX_CASE)) // the keys the rollups' learners are
+    useStoredMboxCase(db) // the keys the rollups' learners are
     buildReportRollups(db, termReader(db, { dictTables: DICT_TABLES }))
   }
   if (upgradeIds) db.exec(`INSERT OR IGNORE INTO idx.${UPPER_LEVELS.at(-1).ids} (id, seq) SELECT id, seq FROM statements ORDER BY id`)
@@ -622,4 +622,12 @@ function ensureSchema (db) {
   return built
 }
 
-module.exports = { ensureSchema, makeSchema, MBOX_CASE, LEVELS, RECENT_BUFFERS, UPPER_LEVELS, TERM_TABLES, ID_TABLES, DICT_TABLES, SEQ_OF_ID, HOUR_MS, COUNTED_KINDS }
+// Keys mboxes in this process as the file does (agent-keys.js): what the
+// writer works out of stored statements (the reports' rollups) must key
+// them as the workers did.
+function useStoredMboxCase (db) {
+  const mode = db.prepare('SELECT value FROM settings WHERE name = ?').pluck().get(MBOX_CASE)
+  if (mode) useMboxCase(mode)
+}
+
+module.exports = { ensureSchema, makeSchema, useStoredMboxCase, MBOX_CASE, LEVELS, RECENT_BUFFERS, UPPER_LEVELS, TERM_TABLES, ID_TABLES, DICT_TABLES, SEQ_OF_ID, HOUR_MS, COUNTED_KINDS }

@@ -15,8 +15,7 @@ const { indexMerges } = require('./index-merges')
 const { idToBlob } = require('./ids')
 const { defaultTermFromReader } = require('./store-terms')
 const { firstSeqOf } = require('./seq')
-const { RECENT_BUFFERS, DICT_TABLES, SEQ_OF_ID, MBOX_CASE } = require('./schema')
-const { useMboxCase } = require('../../resources/agents/agent-keys')
+const { RECENT_BUFFERS, DICT_TABLES, SEQ_OF_ID, useStoredMboxCase } = require('./schema')
 const { counters } = require('./write-counters')
 const { indexJournal } = require('./write-index-journal')
 
@@ -60,10 +59,7 @@ function writeContext (db) {
   const readDefaultFrom = defaultTermFromReader(db)
   const pairInserts = RECENT_BUFFERS.map(() => new Map()) // by buffer, by number of parameters
   const counts = counters(db)
-  // the reports' rollups key a voided or erased statement's learner as its
-  // worker did (report-rollups.js, rowFacts): with the store's mbox rule
-  const mboxCase = db.prepare('SELECT value FROM settings WHERE name = ?').pluck().get(MBOX_CASE)
-  if (mboxCase) useMboxCase(mboxCase)
+  useStoredMboxCase(db) // a voided or erased statement's learner (report-rollups.js, rowFacts)
 
   // (term, seq) rows in key order, about fifteen to a statement. They are
   // sorted as numbers, the term and the rank of the seq packed into one

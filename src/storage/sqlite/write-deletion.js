@@ -53,7 +53,8 @@ function deletionWrites (ctx) {
   // file), their hourly counts and their forwarding entries (queued and
   // dead). Returns the counts and the hashes of their attachments.
   const findStatement = db.prepare('SELECT seq, id, term_ids, attachments, stored_ms FROM statements WHERE seq = ?')
-  const findCounted = db.prepare('SELECT seq, ts, stored_ms, store, verb, voided, body FROM statements WHERE seq = ?')
+  // with what the reports' rollups count it by (report-rollups.js, rowFacts)
+  const findRemoved = db.prepare('SELECT seq, id, term_ids, attachments, stored_ms, ts, store, verb, voided, body FROM statements WHERE seq = ?')
   const removeStatement = db.prepare('DELETE FROM statements WHERE seq = ?')
   const forwardUpstreams = db.prepare('SELECT DISTINCT upstream FROM forward_outbox UNION SELECT DISTINCT upstream FROM forward_dead_letters').pluck()
   const removeQueued = db.prepare('DELETE FROM forward_outbox WHERE upstream = ? AND statement_id = ?')
@@ -69,13 +70,12 @@ function deletionWrites (ctx) {
     const removed = { statements: 0, forwardingEntries: 0, hashes: new Set() }
     counts.clear()
     for (const at of seqs) {
-      const row = findStatement.get(at)
+      const row = findRemoved.get(at)
       if (!row) continue
       const termIds = JSON.parse(row.term_ids)
       index.journaled({ seq: row.seq, toSeq: null, id: row.id, terms: termIds })
       counts.add(row.stored_ms ?? storedMsOf(row.seq), termIds, null, -1)
-      const counted = findCounted.get(row.seq) // in the reports' rollups unless voided
-      if (counted.voided === 0) counts.roll(rowFacts(counted, readTerm), -1)
+      if (row.voided === 0) counts.roll(rowFacts(row, readTerm), -1) // a voided one was taken out when voided
       removeStatement.run(row.seq)
       removed.statements++
       if (row.attachments) for (const h of JSON.parse(row.attachments)) removed.hashes.add(h)

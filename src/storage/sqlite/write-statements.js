@@ -214,7 +214,7 @@ function statementWrites (ctx) {
     // Moves statements to a later stored time (Consistent-Through, see write-batch.js).
     restamp (ids, { storedMs }) {
       let seq = nextSeq(storedMs)
-      const find = db.prepare('SELECT seq, term_ids, stored_ms, store, verb, ts, voided FROM statements WHERE seq = ?')
+      const find = db.prepare('SELECT seq, term_ids, stored_ms, store, verb, ts, voided, body FROM statements WHERE seq = ?')
       const move = db.prepare('UPDATE statements SET seq = ? WHERE seq = ?')
       const setTermIds = db.prepare('UPDATE statements SET term_ids = ? WHERE seq = ?')
       counts.clear()
@@ -223,11 +223,13 @@ function statementWrites (ctx) {
         move.run(seq, row.seq)
         let termIds = JSON.parse(row.term_ids)
         ctx.index.journaled({ seq: row.seq, toSeq: seq, id: idToBlob(id), terms: termIds })
-        counts.add(row.stored_ms ?? storedMsOf(row.seq), termIds, null, -1)
+        const from = row.stored_ms ?? storedMsOf(row.seq)
+        const to = row.stored_ms ?? storedMsOf(seq)
+        counts.add(from, termIds, null, -1)
         // in the rollups, its new stored hour holds its timestamp; a
         // statement whose timestamp is its stored time moves there too
-        const moved = row.voided === 0 ? rowAt.get(seq) : null
-        if (moved && row.ts === 1) counts.roll(rowFacts(moved, terms.id, row.stored_ms ?? storedMsOf(row.seq)), -1)
+        const facts = row.voided === 0 ? rowFacts(row, terms.id, to) : null
+        if (facts && row.ts === 1) counts.roll({ ...facts, hour: Math.floor(from / HOUR_MS) }, -1)
         // a default store's statement moved past DEFAULT_TERM_FROM is found by the store term (store-terms.js)
         const storeTerm = row.store === null && ctx.defaultTermFrom !== null ? terms.id(STORE_TERM) : null
         if (storeTerm !== null && !termIds.includes(storeTerm)) {
@@ -237,9 +239,8 @@ function statementWrites (ctx) {
           ctx.pending.seqs.push(seq)
           ctx.pending.verbs.push(row.verb)
         }
-        counts.add(row.stored_ms ?? storedMsOf(seq), termIds, null, 1)
-        const movedTo = row.stored_ms ?? storedMsOf(seq)
-        if (moved) counts.roll(rowFacts(moved, terms.id, movedTo), row.ts === 1 ? 1 : 0, Math.floor(movedTo / HOUR_MS))
+        counts.add(to, termIds, null, 1)
+        if (facts) counts.roll(facts, row.ts === 1 ? 1 : 0, Math.floor(to / HOUR_MS))
         seq++
       }
       counts.flush()

@@ -4,7 +4,7 @@
 // managed by the configuration and the API refuses changes to it.
 
 import { api, managesStores, pageStore } from '../api.js'
-import { el, show, field, table, errorText } from '../dom.js'
+import { el, show, field, table, errorText, onSubmit } from '../dom.js'
 
 // The scopes a credential may have, as the API's own description lists them.
 let scopesKnown = null
@@ -31,17 +31,17 @@ function createForm (all, onCreated) {
     scopeBoxes(all, ['statements/write'], 'Scopes'),
     el('button', { type: 'submit' }, 'Create'),
     message)
-  form.addEventListener('submit', async (event) => {
-    event.preventDefault()
-    const body = { scopes: checkedScopes(form) }
-    if (form.elements.key.value.trim()) body.key = form.elements.key.value.trim()
-    try {
+  onSubmit(form, message, {
+    requestOf (form) {
+      const body = { scopes: checkedScopes(form) }
+      if (form.elements.key.value.trim()) body.key = form.elements.key.value.trim()
+      return body
+    },
+    async send (body) {
       const made = await api('/admin/credentials', { method: 'POST', body })
       form.reset()
       show(message, secretOnce(made))
       onCreated()
-    } catch (err) {
-      show(message, errorText(err))
     }
   })
   return form

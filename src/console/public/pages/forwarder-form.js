@@ -6,7 +6,7 @@
 // never shows it again).
 
 import { api } from '../api.js'
-import { el, show, field, errorText } from '../dom.js'
+import { el, show, field, onSubmit } from '../dom.js'
 
 const AUTH_FIELDS = {
   none: [],
@@ -117,24 +117,15 @@ export function createForm (onCreated) {
   form.addEventListener('reset', () => setTimeout(showChosen))
   showChosen()
 
-  form.addEventListener('submit', async (event) => {
-    event.preventDefault()
-    let body
-    try {
-      body = requestOf(form)
-    } catch (err) {
-      show(message, errorText(err))
-      return
-    }
-    try {
+  onSubmit(form, message, {
+    requestOf,
+    async send (body) {
       const made = await api('/admin/forwarders', { method: 'POST', body })
       form.reset()
       show(message, el('div', { class: 'created' },
         el('p', { role: 'status' }, 'Created ', el('bdi', {}, made.name), '. Statements stored from now on that its filter picks are forwarded.'),
         made.secrets ? secretOnce(made.secrets[0]) : null))
       onCreated()
-    } catch (err) {
-      show(message, errorText(err))
     }
   })
   return form

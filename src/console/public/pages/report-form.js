@@ -7,7 +7,7 @@
 // measures, in words (describe).
 
 import { api } from '../api.js'
-import { el, show, field, errorText } from '../dom.js'
+import { el, show, field, onSubmit } from '../dom.js'
 
 export const DIMENSIONS = ['verb', 'activity', 'activityType', 'learner', 'registration', 'parent', 'grouping', 'category', 'platform', 'success', 'completion', 'hour', 'day', 'week', 'month']
 const STATS = ['count', 'mean', 'min', 'max', 'p50', 'p90', 'p95', 'p99']
@@ -68,22 +68,13 @@ export function reportForm (onSaved) {
   const showKind = () => { groups.hidden = measures.hidden = Boolean(shape.value) }
   shape.addEventListener('change', showKind)
   form.addEventListener('reset', () => setTimeout(showKind))
-  form.addEventListener('submit', async (event) => {
-    event.preventDefault()
-    let body
-    try {
-      body = requestOf(form)
-    } catch (err) {
-      show(message, errorText(err))
-      return
-    }
-    try {
+  onSubmit(form, message, {
+    requestOf,
+    async send (body) {
       const saved = await api('/admin/reports', { method: 'POST', body })
       show(message, el('p', { role: 'status' }, 'Saved ', el('bdi', {}, saved.name), ': ', el('a', { href: '#/reports/' + encodeURIComponent(saved.id) }, 'open it'), '.'))
       form.reset()
       await onSaved(saved)
-    } catch (err) {
-      show(message, errorText(err))
     }
   })
   return form
